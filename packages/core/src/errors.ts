@@ -1,0 +1,112 @@
+// Every error the ledger throws on purpose. Each has a stable `code` a program can switch on and
+// a message a person can act on; `isInstance` works even when two copies of this package are
+// loaded (it checks a brand, not the prototype chain).
+
+const BRAND = Symbol.for('nexus.LedgerError');
+
+export class LedgerError extends Error {
+  readonly code: string;
+  readonly [BRAND] = true;
+
+  constructor(code: string, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = new.target.name;
+    this.code = code;
+  }
+
+  static isInstance(value: unknown): value is LedgerError {
+    return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[BRAND] === true;
+  }
+}
+
+export class TurnNotFoundError extends LedgerError {
+  constructor(readonly turnId: string) {
+    super('TURN_NOT_FOUND', `No turn with id "${turnId}". Check the id (\`nexus history <turnId>\` lists a session's turns).`);
+  }
+}
+
+export class SessionNotFoundError extends LedgerError {
+  constructor(readonly sessionId: string) {
+    super('SESSION_NOT_FOUND', `No session with id "${sessionId}". \`nexus session list\` shows the sessions in this database.`);
+  }
+}
+
+export class HeadConflictError extends LedgerError {
+  constructor(
+    readonly sessionId: string,
+    readonly expected: string | null,
+    readonly actual: string | null,
+  ) {
+    super(
+      'HEAD_CONFLICT',
+      `Session ${sessionId} moved: expected head ${expected ?? '(empty)'} but it is ${actual ?? '(empty)'}. ` +
+        'Another writer appended first; reload the head and retry.',
+    );
+  }
+}
+
+export class EmptySessionError extends LedgerError {
+  constructor(readonly sessionId: string) {
+    super('EMPTY_SESSION', `Session ${sessionId} has no turns yet; append a turn first.`);
+  }
+}
+
+export class NothingToCompactError extends LedgerError {
+  constructor(
+    readonly sessionId: string,
+    reason: string,
+  ) {
+    super('NOTHING_TO_COMPACT', `Nothing to compact in session ${sessionId}: ${reason}`);
+  }
+}
+
+export class CompactionWouldNotShrinkError extends LedgerError {
+  constructor(
+    readonly sessionId: string,
+    readonly tokensBefore: number,
+    readonly tokensAfter: number,
+  ) {
+    super(
+      'COMPACTION_WOULD_NOT_SHRINK',
+      `Compaction of session ${sessionId} refused: the context would go from ${tokensBefore} to ${tokensAfter} tokens. ` +
+        'Nothing was written. Lower keepRecentTokens or wait for more turns.',
+    );
+  }
+}
+
+export class InvalidInputError extends LedgerError {
+  constructor(
+    message: string,
+    readonly field?: string,
+  ) {
+    super('INVALID_INPUT', message);
+  }
+}
+
+export class MessageTooLargeError extends LedgerError {
+  constructor(
+    readonly tokens: number,
+    readonly limit: number,
+  ) {
+    super(
+      'MESSAGE_TOO_LARGE',
+      `A turn of ~${tokens} tokens is over the limit of ${limit} tokens; split it or raise maxTurnTokens.`,
+    );
+  }
+}
+
+export class SummarizerError extends LedgerError {
+  constructor(
+    message: string,
+    readonly summarizer: string,
+    options?: { cause?: unknown },
+  ) {
+    super('SUMMARIZER_FAILED', message, options);
+  }
+}
+
+export class StorageError extends LedgerError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('STORAGE_ERROR', message, options);
+  }
+}

@@ -1,0 +1,23 @@
+export type { ContentBlock, Message, Role, TextBlock, ToolResultBlock, ToolUseBlock } from './content.ts';
+export { contentText, toContentBlocks, toolResultIds, toolUseIds } from './content.ts';
+export {
+  CompactionWouldNotShrinkError,
+  EmptySessionError,
+  HeadConflictError,
+  InvalidInputError,
+  LedgerError,
+  MessageTooLargeError,
+  NothingToCompactError,
+  SessionNotFoundError,
+  StorageError,
+  SummarizerError,
+  TurnNotFoundError,
+} from './errors.ts';
+export type { IdGenerator, IdKind } from './ids.ts';
+export { generateId, sequentialIds } from './ids.ts';
+export type { Session, SessionSettings } from './session.ts';
+export { DEFAULT_SESSION_SETTINGS } from './session.ts';
+export type { TokenCounter } from './tokens.ts';
+export { countContentTokens, countMessagesTokens, estimateTokenCounter, MESSAGE_OVERHEAD_TOKENS } from './tokens.ts';
+export type { CompactionTrigger, CompactionTurn, NormalTurn, SummarizerUsage, Turn, TurnType } from './turn.ts';
+export { isCompaction } from './turn.ts';

@@ -1,0 +1,34 @@
+// A session is a named line of turns with a head. A fork is a session whose history starts at a
+// turn of another session: nothing is copied, the fork's first turn simply names that turn as
+// its parent.
+
+export interface SessionSettings {
+  /** The model's context window, in tokens. */
+  contextWindow: number;
+  /** Headroom left for the next turn: compaction triggers above `contextWindow - reserveTokens`. */
+  reserveTokens: number;
+  /** Recent raw turns a compaction keeps verbatim, by tokens. */
+  keepRecentTokens: number;
+}
+
+export const DEFAULT_SESSION_SETTINGS: SessionSettings = {
+  contextWindow: 200_000,
+  reserveTokens: 20_000,
+  keepRecentTokens: 30_000,
+};
+
+export interface Session {
+  id: string;
+  label: string | null;
+  headTurnId: string | null;
+  /** The session this one was forked from, and the turn it was forked at. */
+  parentSessionId: string | null;
+  forkedFromTurnId: string | null;
+  /**
+   * A fork made with `{ full: true }` ignores the compactions it inherited: its context is
+   * rebuilt from raw turns until it compacts on its own.
+   */
+  rebuildFromRaw: boolean;
+  settings: SessionSettings;
+  createdAt: number;
+}

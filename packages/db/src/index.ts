@@ -1,0 +1,4 @@
+export type { LedgerDatabase, LedgerDrizzle, OpenDatabaseOptions } from './open-database.ts';
+export { openDatabase } from './open-database.ts';
+export type { AgentSessionRow, AgentTurnRow, NewAgentTurnRow } from './schema.ts';
+export { agentSessions, agentTurns } from './schema.ts';

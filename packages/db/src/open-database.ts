@@ -1,0 +1,65 @@
+// Opens (or creates) a ledger database file and brings its schema up to date. Every process that
+// touches the ledger goes through here, so the pragmas that make concurrent use safe are set once.
+
+import { fileURLToPath } from 'node:url';
+import { StorageError } from '@nexus/core';
+import Database from 'better-sqlite3';
+import { type BetterSQLite3Database, drizzle } from 'drizzle-orm/better-sqlite3';
+import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
+import * as schema from './schema.ts';
+
+export type LedgerDrizzle = BetterSQLite3Database<typeof schema>;
+
+export interface OpenDatabaseOptions {
+  /** A file path, or ':memory:' for a throwaway database. */
+  path: string;
+  /** How long a writer waits for another process's lock before failing, in ms. */
+  busyTimeoutMs?: number;
+  readonly?: boolean;
+}
+
+export interface LedgerDatabase {
+  readonly path: string;
+  readonly db: LedgerDrizzle;
+  /** The driver handle, for the few statements drizzle cannot express (recursive CTEs, pragmas). */
+  readonly sqlite: Database.Database;
+  /** Runs `work` in one IMMEDIATE transaction: all of it is written, or none of it. */
+  transaction<T>(work: (db: LedgerDrizzle) => T): T;
+  close(): void;
+}
+
+const MIGRATIONS_FOLDER = fileURLToPath(new URL('../drizzle', import.meta.url));
+
+export function openDatabase(options: OpenDatabaseOptions): LedgerDatabase {
+  let sqlite: Database.Database;
+  try {
+    sqlite = new Database(options.path, { readonly: options.readonly ?? false });
+  } catch (error) {
+    throw new StorageError(`Cannot open the ledger database at ${options.path}: ${(error as Error).message}`, {
+      cause: error,
+    });
+  }
+  try {
+    // WAL lets readers run beside one writer; NORMAL sync is durable across process crashes (a
+    // power loss may drop the last transactions, never corrupt the file).
+    if (!options.readonly) sqlite.pragma('journal_mode = WAL');
+    sqlite.pragma('synchronous = NORMAL');
+    sqlite.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 5000}`);
+    sqlite.pragma('foreign_keys = ON');
+    const db = drizzle({ client: sqlite, schema });
+    if (!options.readonly) migrate(db, { migrationsFolder: MIGRATIONS_FOLDER });
+    return {
+      path: options.path,
+      db,
+      sqlite,
+      transaction: (work) => db.transaction((tx) => work(tx as unknown as LedgerDrizzle), { behavior: 'immediate' }),
+      close: () => sqlite.close(),
+    };
+  } catch (error) {
+    sqlite.close();
+    if (error instanceof StorageError) throw error;
+    throw new StorageError(`Cannot prepare the ledger database at ${options.path}: ${(error as Error).message}`, {
+      cause: error,
+    });
+  }
+}

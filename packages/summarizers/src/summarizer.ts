@@ -1,0 +1,46 @@
+// The one interface every summarizer implements: the offline extractive default and model-backed
+// ones. Compaction strategies depend on this interface only.
+
+import type { SummarizerUsage } from '@nexus/core';
+
+/** A turn as a summarizer sees it: its id (so a summary can cite it), who spoke, and its text. */
+export interface SummarizableTurn {
+  id: string;
+  role: 'user' | 'assistant';
+  text: string;
+  timestamp?: number;
+}
+
+export interface SummarizeInput {
+  /** The summary of everything before `turns`, to fold into the new one. */
+  previousSummary?: string;
+  turns: SummarizableTurn[];
+  /** The size the summary should not exceed, in tokens of the summarizer's counter. */
+  targetTokens: number;
+  /** What a person asked the summary to keep ("keep the schema decisions"). */
+  instructions?: string;
+}
+
+/** A sentence the summary kept, with the turn it came from, so a claim can be traced. */
+export interface SummarySource {
+  turnId: string;
+  text: string;
+}
+
+export interface SummarizeResult {
+  text: string;
+  usage: SummarizerUsage;
+  /** Present when the summarizer can say where each kept sentence came from. */
+  sources?: SummarySource[];
+}
+
+/**
+ * Contract: `summarize` resolves with a summary no larger than `targetTokens` (best effort for
+ * model-backed summarizers, exact for the extractive one) and rejects with a `SummarizerError`
+ * when it cannot produce one. It never writes anything: the caller decides what to store, so a
+ * failed call leaves the ledger as it was.
+ */
+export interface Summarizer {
+  readonly name: string;
+  summarize(input: SummarizeInput): Promise<SummarizeResult>;
+}
