@@ -1,7 +1,7 @@
 // The spec's flat strategy: one recursive summary. The new summary folds in the previous
 // compaction's summary plus the turns since it that fall before the cut; recent turns stay raw.
 
-import { contentText, NothingToCompactError } from '@nexus/core';
+import { contentText, type NormalTurn, NothingToCompactError } from '@nexus/core';
 import { chooseCut } from './choose-cut.ts';
 import type { CompactionInput, CompactionPlan, CompactionStrategy } from './compaction-strategy.ts';
 
@@ -16,6 +16,7 @@ export function createFlatStrategy(): CompactionStrategy {
       const last = toSummarize.at(-1);
       if (!last) throw new NothingToCompactError(input.sessionId, 'every turn is within keepRecentTokens.');
       const result = await input.summarizer.summarize({
+        targetTokens: summaryTarget(input, toSummarize),
         previousSummary: input.previous?.summary,
         turns: toSummarize.map((turn) => ({
           id: turn.id,
@@ -23,7 +24,6 @@ export function createFlatStrategy(): CompactionStrategy {
           text: contentText(turn.content),
           timestamp: turn.timestamp,
         })),
-        targetTokens: input.summaryTokens,
         instructions: input.instructions,
       });
       return {
@@ -35,4 +35,15 @@ export function createFlatStrategy(): CompactionStrategy {
       };
     },
   };
+}
+
+/**
+ * At most `summaryTokens`, and at most half of what is being summarized: a summary as long as its
+ * input saves nothing, and at half size a recursive summary settles instead of growing.
+ */
+function summaryTarget(input: CompactionInput, toSummarize: readonly NormalTurn[]): number {
+  const inputTokens =
+    (input.previous ? input.tokenCounter.countText(input.previous.summary) : 0) +
+    toSummarize.reduce((total, turn) => total + turn.tokenCount, 0);
+  return Math.max(16, Math.min(input.summaryTokens, Math.floor(inputTokens / 2)));
 }

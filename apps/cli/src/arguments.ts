@@ -1,0 +1,107 @@
+// Turns argv into a command and its options, and writes help. Built on node:util parseArgs, so the
+// CLI needs no argument-parsing dependency.
+
+import { parseArgs } from 'node:util';
+import { InvalidInputError } from '@nexus/core';
+import type { Command, OptionSpec } from './command.ts';
+
+export const GLOBAL_OPTIONS: Record<string, OptionSpec> = {
+  db: { type: 'string', description: 'ledger database file (default ./nexus.db, or $NEXUS_DB)', valueName: 'FILE' },
+  json: { type: 'boolean', description: 'print machine-readable JSON on stdout' },
+  help: { type: 'boolean', short: 'h', description: 'show help' },
+};
+
+export class UsageError extends InvalidInputError {}
+
+export function findCommand(commands: Command[], argv: string[]): { command: Command; rest: string[] } | null {
+  let best: { command: Command; rest: string[] } | null = null;
+  for (const command of commands) {
+    const matches = command.path.every((word, index) => argv[index] === word);
+    if (matches && (!best || command.path.length > best.command.path.length)) {
+      best = { command, rest: argv.slice(command.path.length) };
+    }
+  }
+  return best;
+}
+
+export function parseCommandArguments(command: Command, argv: string[]) {
+  const specs = { ...GLOBAL_OPTIONS, ...command.options };
+  try {
+    const parsed = parseArgs({
+      args: argv,
+      options: Object.fromEntries(
+        Object.entries(specs).map(([name, spec]) => [
+          name,
+          { type: spec.type, ...(spec.short ? { short: spec.short } : {}), ...(spec.multiple ? { multiple: true } : {}) },
+        ]),
+      ),
+      allowPositionals: true,
+      strict: true,
+    });
+    return { positionals: parsed.positionals, options: parsed.values as Record<string, string | boolean | string[] | undefined> };
+  } catch (error) {
+    throw new UsageError(`${(error as Error).message}. See \`nexus ${command.path.join(' ')} --help\`.`);
+  }
+}
+
+export function requirePositionals(command: Command, positionals: string[]): void {
+  const required = command.arguments.filter((argument) => argument.startsWith('<'));
+  if (positionals.length < required.length) {
+    throw new UsageError(`missing ${required.slice(positionals.length).join(' ')}. Usage: ${usageLine(command)}`);
+  }
+  const optional = command.arguments.length - required.length;
+  if (positionals.length > required.length + optional && !command.arguments.some((argument) => argument.endsWith('...'))) {
+    throw new UsageError(`unexpected argument "${positionals[command.arguments.length]}". Usage: ${usageLine(command)}`);
+  }
+}
+
+export function usageLine(command: Command): string {
+  return ['nexus', ...command.path, ...command.arguments, '[options]'].join(' ');
+}
+
+export function commandHelp(command: Command): string {
+  const lines = [`Usage: ${usageLine(command)}`, '', command.summary];
+  if (command.details) lines.push('', command.details);
+  lines.push('', 'Options:', ...optionLines(command.options), '', 'Global options:', ...optionLines(GLOBAL_OPTIONS));
+  return lines.join('\n');
+}
+
+export function generalHelp(commands: Command[]): string {
+  const width = Math.max(...commands.map((command) => command.path.join(' ').length));
+  return [
+    'nexus — an agents ledger that keeps every turn and still sends the model a small context.',
+    '',
+    'Usage: nexus <command> [arguments] [options]',
+    '',
+    'Commands:',
+    ...commands.map((command) => `  ${command.path.join(' ').padEnd(width)}  ${command.summary}`),
+    '',
+    'Global options:',
+    ...optionLines(GLOBAL_OPTIONS),
+    '',
+    'Run `nexus <command> --help` for a command’s options.',
+  ].join('\n');
+}
+
+function optionLines(options: Record<string, OptionSpec>): string[] {
+  const rendered = Object.entries(options).map(([name, spec]) => {
+    const flag = `${spec.short ? `-${spec.short}, ` : ''}--${name}${spec.type === 'string' ? ` ${spec.valueName ?? 'VALUE'}` : ''}`;
+    return [flag, spec.description] as const;
+  });
+  if (rendered.length === 0) return ['  (none)'];
+  const width = Math.max(...rendered.map(([flag]) => flag.length));
+  return rendered.map(([flag, description]) => `  ${flag.padEnd(width)}  ${description}`);
+}
+
+export function integerOption(value: unknown, name: string): number | undefined {
+  if (value === undefined) return undefined;
+  const number = Number(value);
+  if (typeof value !== 'string' || !Number.isInteger(number) || number < 0) {
+    throw new UsageError(`--${name} takes a whole number, got "${String(value)}".`);
+  }
+  return number;
+}
+
+export function stringOption(value: unknown): string | undefined {
+  return typeof value === 'string' ? value : undefined;
+}

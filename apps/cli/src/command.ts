@@ -1,0 +1,48 @@
+// What a CLI command is: its name, its help, its options and what it does. Commands return data;
+// the runner prints it as JSON with --json, or calls the command's own text renderer.
+
+import type { AgentsLedger } from '@nexus/agents-ledger';
+
+export interface OptionSpec {
+  type: 'string' | 'boolean';
+  short?: string;
+  description: string;
+  /** Shown in help as the value's name: `--budget N`. */
+  valueName?: string;
+  multiple?: boolean;
+}
+
+export interface CommandIo {
+  /** Writes a line to stdout (suppressed with --json: the returned data is printed instead). */
+  print(line?: string): void;
+  /** Writes progress to stderr (only when stderr is a terminal or --progress is given). */
+  progress(line: string): void;
+  /** Writes to stdout as is, in either mode: for commands that stream their JSON. */
+  write(text: string): void;
+  json: boolean;
+  stdin: NodeJS.ReadableStream;
+}
+
+/** Returned by a command that already wrote its JSON output itself. */
+export const ALREADY_WRITTEN = Symbol('already written');
+
+export interface CommandInput {
+  positionals: string[];
+  options: Record<string, string | boolean | string[] | undefined>;
+  io: CommandIo;
+  /** Opens the ledger at --db (created and migrated if missing). */
+  openLedger(): AgentsLedger;
+  dbPath: string;
+}
+
+export interface Command {
+  /** Words that select it: ['session', 'create']. */
+  path: string[];
+  summary: string;
+  /** Positional arguments as shown in usage: ['<sessionId>']. */
+  arguments: string[];
+  options: Record<string, OptionSpec>;
+  /** A paragraph of detail for --help. */
+  details?: string;
+  run(input: CommandInput): Promise<unknown>;
+}

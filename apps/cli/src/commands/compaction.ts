@@ -1,0 +1,70 @@
+// `nexus compact` and `nexus fork`.
+
+import type { CompactionTrigger } from '@nexus/core';
+import { integerOption, stringOption, UsageError } from '../arguments.ts';
+import type { Command } from '../command.ts';
+
+const TRIGGERS = new Set(['manual', 'threshold', 'overflow']);
+
+export const compactCommand: Command = {
+  path: ['compact'],
+  summary: 'Compact a session now: summarize its older turns into a compaction turn.',
+  arguments: ['<sessionId>'],
+  options: {
+    instructions: { type: 'string', description: 'what the summary must keep', valueName: 'TEXT' },
+    strategy: { type: 'string', description: 'compaction strategy (default flat)', valueName: 'NAME' },
+    trigger: { type: 'string', description: 'recorded reason: manual (default), threshold or overflow', valueName: 'WHY' },
+    'summary-tokens': { type: 'string', description: 'size limit of the summary', valueName: 'N' },
+    'if-needed': { type: 'boolean', description: 'only compact when the session is over its threshold' },
+  },
+  details: 'Nothing is deleted: the compaction turn records what it summarized and where raw turns resume.',
+  async run({ positionals, options, io, openLedger }) {
+    const ledger = openLedger();
+    const sessionId = positionals[0] as string;
+    const trigger = stringOption(options.trigger) ?? 'manual';
+    if (!TRIGGERS.has(trigger)) throw new UsageError(`--trigger must be manual, threshold or overflow, got "${trigger}".`);
+    if (options['if-needed'] === true && !(await ledger.shouldCompact(sessionId))) {
+      io.print('not compacted: the context is under the threshold');
+      return { compacted: false, usage: await ledger.contextUsage(sessionId) };
+    }
+    const compaction = await ledger.compact(sessionId, {
+      trigger: trigger as CompactionTrigger,
+      instructions: stringOption(options.instructions),
+      strategy: stringOption(options.strategy),
+      summaryTokens: integerOption(options['summary-tokens'], 'summary-tokens'),
+    });
+    io.print(
+      `compaction ${compaction.id}: summarized through ${compaction.summarizedThroughTurnId}, raw turns from ${compaction.firstKeptTurnId ?? '(none)'}`,
+    );
+    io.print(`context ${compaction.tokensBefore} → ${compaction.tokensAfter} tokens (${compaction.summarizer} summarizer)`);
+    return compaction;
+  },
+};
+
+export const forkCommand: Command = {
+  path: ['fork'],
+  summary: 'Start a new session from any turn (copy-on-write: nothing is copied).',
+  arguments: ['<turnId>'],
+  options: {
+    full: { type: 'boolean', description: 'rebuild the fork’s context from raw turns, ignoring inherited compactions' },
+    label: { type: 'string', description: 'a name for the new session', valueName: 'TEXT' },
+  },
+  async run({ positionals, options, io, openLedger }) {
+    const fork = await openLedger().forkFrom(positionals[0] as string, {
+      full: options.full === true,
+      label: stringOption(options.label),
+    });
+    io.print(`forked session ${fork.session.id} at ${fork.session.headTurnId}`);
+    if (fork.forkPointSummarizedBy) io.print(`that turn was summarized by compaction ${fork.forkPointSummarizedBy}`);
+    io.print(
+      fork.baseCompactionId ? `its context starts from compaction ${fork.baseCompactionId}` : 'its context starts from raw turns',
+    );
+    return {
+      sessionId: fork.session.id,
+      headTurnId: fork.session.headTurnId,
+      baseCompactionId: fork.baseCompactionId,
+      forkPointSummarizedBy: fork.forkPointSummarizedBy,
+      full: fork.session.rebuildFromRaw,
+    };
+  },
+};

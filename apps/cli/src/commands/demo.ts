@@ -1,0 +1,122 @@
+// `nexus demo`: replays the conversation that ships with the CLI into a fresh database with a
+// small context window, so it compacts several times, then shows what a user needs to see it
+// worked: turns, compactions and their pointers, the context that would be sent, and a fork from a
+// turn a compaction already summarized.
+
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { type AgentsLedger, createAgentsLedger, importConversation, parseConversation } from '@nexus/agents-ledger';
+import { type CompactionTurn, isCompaction, sequentialIds } from '@nexus/core';
+import { openDatabase } from '@nexus/db';
+import { integerOption } from '../arguments.ts';
+import type { Command, CommandIo } from '../command.ts';
+import { clip, contextText, turnLine } from '../render.ts';
+
+const CONVERSATION_FILE = new URL('../demo/conversation.json', import.meta.url);
+const DEMO_SETTINGS = { contextWindow: 1600, reserveTokens: 300, keepRecentTokens: 400 };
+
+export const demo: Command = {
+  path: ['demo'],
+  summary: 'Replay the bundled conversation, compact it several times, fork it, and show everything.',
+  arguments: [],
+  options: {
+    budget: { type: 'string', description: 'token budget of the context shown (default 900)', valueName: 'N' },
+  },
+  details: 'Writes a fresh database (default ./nexus-demo.db, replaced on each run; --db to choose).',
+  async run({ options, io, dbPath }) {
+    const path = dbPath === './nexus.db' ? './nexus-demo.db' : dbPath;
+    for (const suffix of ['', '-wal', '-shm']) if (existsSync(path + suffix)) rmSync(path + suffix);
+    const ledger = createAgentsLedger({ database: openDatabase({ path }), generateId: sequentialIds() });
+    try {
+      return await runDemo(ledger, io, path, integerOption(options.budget, 'budget') ?? 900);
+    } finally {
+      ledger.close();
+    }
+  },
+};
+
+async function runDemo(ledger: AgentsLedger, io: CommandIo, path: string, budget: number) {
+  const conversation = parseConversation(readFileSync(CONVERSATION_FILE, 'utf8'), 'demo conversation');
+  io.print(`== 1. Replaying ${conversation.messages.length} messages of "${conversation.id}" into ${path}`);
+  io.print(
+    `   context window ${DEMO_SETTINGS.contextWindow} tokens, reserve ${DEMO_SETTINGS.reserveTokens}, keep ${DEMO_SETTINGS.keepRecentTokens} raw: compaction runs on threshold`,
+  );
+  const imported = await importConversation(ledger, conversation, {
+    settings: DEMO_SETTINGS,
+    onCompaction: (compactionId, messageId) => io.print(`   … after ${messageId}: compaction ${compactionId} written`),
+  });
+  const head = imported.headTurnId as string;
+
+  io.print('');
+  io.print(`== 2. The full history (${imported.turns} turns + ${imported.compactions} compaction turns; nothing was deleted)`);
+  const compactions: CompactionTurn[] = [];
+  for await (const turn of ledger.getFullHistory(head)) {
+    if (isCompaction(turn)) compactions.push(turn);
+    io.print(`   ${turnLine(turn, 80)}`);
+  }
+
+  io.print('');
+  io.print('== 3. Each compaction is a turn that says what it summarized');
+  for (const compaction of compactions) {
+    const covered = await ledger.getSummarizedTurns(compaction.id);
+    io.print(
+      `   ${compaction.id}: summarizedThroughTurnId=${compaction.summarizedThroughTurnId} firstKeptTurnId=${compaction.firstKeptTurnId ?? '-'} ` +
+        `tokensBefore=${compaction.tokensBefore} tokensAfter=${compaction.tokensAfter}; stands in for ${covered.length} turns (${covered[0]?.id}…${covered.at(-1)?.id})`,
+    );
+  }
+  const latest = compactions.at(-1);
+  if (latest) {
+    io.print('');
+    io.print(`   Latest summary (${latest.id}), each line citing its source turn:`);
+    for (const line of latest.summary.split('\n')) io.print(`   | ${clip(line, 110)}`);
+  }
+
+  io.print('');
+  io.print(`== 4. The context that would be sent to the model now (budget ${budget} tokens)`);
+  const context = await ledger.buildContext(head, { budgetTokens: budget });
+  for (const line of contextText(context).split('\n')) io.print(`   ${clip(line, 120)}`);
+
+  const forkMessage = conversation.messages.find((message) => message.id === 'm13') ?? conversation.messages[12];
+  const forkTurnId = forkMessage ? imported.turnIds[forkMessage.id] : undefined;
+  io.print('');
+  io.print(`== 5. Fork from ${forkTurnId} (message ${forkMessage?.id}), which a compaction already summarized`);
+  const fork = await ledger.forkFrom(forkTurnId as string, { label: 'what-if: pg_upgrade instead' });
+  io.print(`   new session ${fork.session.id}, head ${fork.session.headTurnId}; no turn copied`);
+  io.print(
+    `   summarized in the source by ${fork.forkPointSummarizedBy ?? '(nothing yet)'}; fork context starts from ${fork.baseCompactionId ?? 'raw turns'}`,
+  );
+  const forkTurn = await ledger.appendTurn(fork.session.id, {
+    role: 'user',
+    content: 'Alternative plan: what if we used pg_upgrade --link during a 20-minute maintenance window instead?',
+  });
+  const forkContext = await ledger.buildContext(forkTurn.id, { budgetTokens: budget });
+  io.print(
+    `   appended ${forkTurn.id} to the fork; its context holds ${forkContext.messages.length} messages, ${forkContext.tokens} tokens:`,
+  );
+  for (const line of contextText(forkContext).split('\n').slice(0, 14)) io.print(`   ${clip(line, 120)}`);
+
+  io.print('');
+  io.print('== 6. The session tree');
+  const tree = await ledger.tree(imported.sessionId);
+  io.print(`   ${tree.session.id} (${tree.ownTurns} turns, head ${tree.session.headTurnId})`);
+  for (const child of tree.forks)
+    io.print(
+      `   └─ ${child.session.id} "${child.session.label}" forked at ${child.session.forkedFromTurnId}, ${child.ownTurns} own turn`,
+    );
+
+  io.print('');
+  io.print(`Explore it: pnpm nexus history ${head} --db ${path}   ·   pnpm nexus context ${head} --budget 600 --db ${path}`);
+  return {
+    sessionId: imported.sessionId,
+    headTurnId: head,
+    turns: imported.turns,
+    compactions: compactions.map((compaction) => ({
+      id: compaction.id,
+      summarizedThroughTurnId: compaction.summarizedThroughTurnId,
+      firstKeptTurnId: compaction.firstKeptTurnId,
+      tokensBefore: compaction.tokensBefore,
+      tokensAfter: compaction.tokensAfter,
+    })),
+    context: { tokens: context.tokens, messages: context.messages.length },
+    fork: { sessionId: fork.session.id, forkedFromTurnId: forkTurnId, appendedTurnId: forkTurn.id },
+  };
+}

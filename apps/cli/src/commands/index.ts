@@ -1,0 +1,23 @@
+// Every command of the CLI, in the order `nexus --help` lists them.
+
+import type { Command } from '../command.ts';
+import { compactCommand, forkCommand } from './compaction.ts';
+import { demo } from './demo.ts';
+import { importCommand } from './import.ts';
+import { context, history, treeCommand } from './reading.ts';
+import { sessionCreate, sessionList, sessionShow } from './session.ts';
+import { turnAppend } from './turn-append.ts';
+
+export const COMMANDS: Command[] = [
+  sessionCreate,
+  sessionList,
+  sessionShow,
+  turnAppend,
+  context,
+  history,
+  compactCommand,
+  forkCommand,
+  treeCommand,
+  importCommand,
+  demo,
+];

@@ -1,0 +1,69 @@
+// `nexus context`, `nexus history`, `nexus tree`: read-only views.
+
+import type { SessionTree } from '@nexus/agents-ledger';
+import { integerOption, stringOption } from '../arguments.ts';
+import { ALREADY_WRITTEN, type Command } from '../command.ts';
+import { contextText, turnLine } from '../render.ts';
+
+export const context: Command = {
+  path: ['context'],
+  summary: 'Show the context that would be sent to the model at a turn.',
+  arguments: ['<turnId>'],
+  options: {
+    budget: { type: 'string', description: 'token budget; older turns are left out to fit', valueName: 'N' },
+    system: { type: 'string', description: 'your system prompt, placed before the summary', valueName: 'TEXT' },
+    session: { type: 'string', description: 'view as this session (for a fork made with --full)', valueName: 'ID' },
+    full: { type: 'boolean', description: 'ignore compactions: rebuild from raw turns' },
+  },
+  details: 'JSON output is { system, messages, tokens, ... }: system and messages are ready for the Messages API.',
+  async run({ positionals, options, io, openLedger }) {
+    const built = await openLedger().buildContext(positionals[0] as string, {
+      budgetTokens: integerOption(options.budget, 'budget'),
+      systemPrompt: stringOption(options.system),
+      sessionId: stringOption(options.session),
+      full: options.full === true,
+    });
+    io.print(contextText(built));
+    return built;
+  },
+};
+
+export const history: Command = {
+  path: ['history'],
+  summary: 'List every turn from the root to a turn, compactions included, oldest first.',
+  arguments: ['<turnId>'],
+  options: {},
+  async run({ positionals, io, openLedger }) {
+    // Streams in both modes: a JSON array written element by element, never held whole.
+    let count = 0;
+    for await (const turn of openLedger().getFullHistory(positionals[0] as string)) {
+      if (io.json) io.write(`${count === 0 ? '[\n' : ',\n'}${JSON.stringify(turn)}`);
+      else io.print(turnLine(turn));
+      count += 1;
+    }
+    if (io.json) io.write(count === 0 ? '[]\n' : '\n]\n');
+    return ALREADY_WRITTEN;
+  },
+};
+
+export const treeCommand: Command = {
+  path: ['tree'],
+  summary: 'Show a session and its forks.',
+  arguments: ['<sessionId>'],
+  options: {},
+  async run({ positionals, io, openLedger }) {
+    const tree = await openLedger().tree(positionals[0] as string);
+    const walk = (node: SessionTree, indent: string) => {
+      const { session } = node;
+      const from = session.forkedFromTurnId
+        ? ` ← forked at ${session.forkedFromTurnId}${session.rebuildFromRaw ? ' (full)' : ''}`
+        : '';
+      io.print(
+        `${indent}${session.id}${session.label ? ` ${session.label}` : ''}  ${node.ownTurns} own turns, head ${session.headTurnId ?? '(empty)'}${from}`,
+      );
+      for (const fork of node.forks) walk(fork, `${indent}  `);
+    };
+    walk(tree, '');
+    return tree;
+  },
+};

@@ -1,0 +1,81 @@
+// `nexus session create|list|show`.
+
+import { integerOption, stringOption } from '../arguments.ts';
+import type { Command } from '../command.ts';
+
+const SETTINGS_OPTIONS = {
+  'context-window': { type: 'string', description: 'model context window in tokens (default 200000)', valueName: 'N' },
+  reserve: { type: 'string', description: 'tokens kept free for the next turn (default 20000)', valueName: 'N' },
+  keep: { type: 'string', description: 'recent tokens a compaction keeps raw (default 30000)', valueName: 'N' },
+} as const;
+
+export function settingsFromOptions(options: Record<string, unknown>) {
+  return Object.fromEntries(
+    Object.entries({
+      contextWindow: integerOption(options['context-window'], 'context-window'),
+      reserveTokens: integerOption(options.reserve, 'reserve'),
+      keepRecentTokens: integerOption(options.keep, 'keep'),
+    }).filter(([, value]) => value !== undefined),
+  );
+}
+
+export { SETTINGS_OPTIONS };
+
+export const sessionCreate: Command = {
+  path: ['session', 'create'],
+  summary: 'Create an empty session.',
+  arguments: [],
+  options: { label: { type: 'string', description: 'a name for people', valueName: 'TEXT' }, ...SETTINGS_OPTIONS },
+  async run({ options, io, openLedger }) {
+    const session = await openLedger().createSession({
+      label: stringOption(options.label),
+      settings: settingsFromOptions(options),
+    });
+    io.print(`created session ${session.id}${session.label ? ` (${session.label})` : ''}`);
+    return session;
+  },
+};
+
+export const sessionList: Command = {
+  path: ['session', 'list'],
+  summary: 'List sessions, newest first.',
+  arguments: [],
+  options: {
+    limit: { type: 'string', description: 'how many (default 100)', valueName: 'N' },
+    offset: { type: 'string', description: 'skip this many', valueName: 'N' },
+  },
+  async run({ options, io, openLedger }) {
+    const sessions = await openLedger().listSessions({
+      limit: integerOption(options.limit, 'limit'),
+      offset: integerOption(options.offset, 'offset'),
+    });
+    if (sessions.length === 0) io.print('no sessions yet: `nexus session create` or `nexus import <file>`');
+    for (const session of sessions) {
+      const fork = session.forkedFromTurnId ? `  fork of ${session.parentSessionId} at ${session.forkedFromTurnId}` : '';
+      io.print(`${session.id}  head ${session.headTurnId ?? '(empty)'}  ${session.label ?? ''}${fork}`);
+    }
+    return sessions;
+  },
+};
+
+export const sessionShow: Command = {
+  path: ['session', 'show'],
+  summary: 'Show a session: settings, head, context usage.',
+  arguments: ['<sessionId>'],
+  options: {},
+  async run({ positionals, io, openLedger }) {
+    const ledger = openLedger();
+    const sessionId = positionals[0] as string;
+    const session = await ledger.getSession(sessionId);
+    const usage = await ledger.contextUsage(sessionId);
+    io.print(`session   ${session.id}${session.label ? ` (${session.label})` : ''}`);
+    io.print(`head      ${session.headTurnId ?? '(empty)'}`);
+    if (session.forkedFromTurnId)
+      io.print(`fork of   ${session.parentSessionId} at ${session.forkedFromTurnId}${session.rebuildFromRaw ? ' (full)' : ''}`);
+    io.print(
+      `window    ${session.settings.contextWindow} tokens, reserve ${session.settings.reserveTokens}, keep ${session.settings.keepRecentTokens}`,
+    );
+    io.print(`context   ${usage.contextTokens} / ${usage.limit} tokens${usage.shouldCompact ? ' — should compact' : ''}`);
+    return { ...session, usage };
+  },
+};

@@ -1,0 +1,2 @@
+export type { MainIo } from './main.ts';
+export { main } from './main.ts';

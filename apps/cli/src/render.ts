@@ -1,0 +1,34 @@
+// Text renderings of turns, compactions and contexts for people at a terminal. JSON output never
+// goes through here.
+
+import type { BuiltContext } from '@nexus/agents-ledger';
+import { contentText, type Turn } from '@nexus/core';
+
+export function clip(text: string, width: number): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length <= width ? flat : `${flat.slice(0, width - 1)}…`;
+}
+
+export function turnLine(turn: Turn, width = 100): string {
+  if (turn.turnType === 'compaction') {
+    return (
+      `${turn.id}  COMPACTION  summarized through ${turn.summarizedThroughTurnId}, raw from ${turn.firstKeptTurnId ?? '(none)'}, ` +
+      `${turn.tokensBefore} → ${turn.tokensAfter} tokens (${turn.strategy}, ${turn.trigger})`
+    );
+  }
+  return `${turn.id}  ${turn.role.padEnd(9)}  ${clip(contentText(turn.content), width)}`;
+}
+
+export function contextText(context: BuiltContext): string {
+  const lines = [
+    `── context: ${context.tokens} tokens, ${context.messages.length} messages` +
+      (context.compactionTurnId ? `, from compaction ${context.compactionTurnId}` : ', no compaction yet') +
+      (context.droppedTurnIds.length > 0 ? `, ${context.droppedTurnIds.length} older turns left out for the budget` : ''),
+    '── system',
+    context.system || '(empty)',
+  ];
+  for (const message of context.messages) {
+    lines.push(`── ${message.role}`, contentText(message.content));
+  }
+  return lines.join('\n');
+}

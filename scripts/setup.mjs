@@ -1,0 +1,67 @@
+#!/usr/bin/env node
+// One-step setup for a fresh machine with only Node and npm: finds or fetches pnpm (pinned), points
+// node-gyp at this Node's own headers (so better-sqlite3 builds without downloading anything), and
+// installs the workspace. Fast when nothing changed. Used by `npm run demo` and `npm test`.
+
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const PNPM_VERSION = '10.34.9';
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+const [major] = process.versions.node.split('.').map(Number);
+if (major < 20) {
+  console.error(`setup: Node ${process.versions.node} is too old; this project needs Node 20 or newer.`);
+  process.exit(1);
+}
+
+function upToDate() {
+  const marker = path.join(root, 'node_modules', '.modules.yaml');
+  const lock = path.join(root, 'pnpm-lock.yaml');
+  if (!existsSync(marker) || !existsSync(path.join(root, 'node_modules', '.pnpm', 'lock.yaml'))) return false;
+  const installed = readFileSync(path.join(root, 'node_modules', '.pnpm', 'lock.yaml'), 'utf8');
+  return installed === readFileSync(lock, 'utf8') && statSync(marker).mtimeMs > 0 && nativeModuleLoads();
+}
+
+function nativeModuleLoads() {
+  const probe = spawnSync(process.execPath, ['-e', "require('better-sqlite3')(':memory:').close()"], {
+    cwd: path.join(root, 'packages', 'db'),
+    stdio: 'ignore',
+  });
+  return probe.status === 0;
+}
+
+function pnpmCommand() {
+  try {
+    const version = execFileSync('pnpm', ['--version'], { encoding: 'utf8' }).trim();
+    if (version === PNPM_VERSION) return ['pnpm', []];
+  } catch {
+    // not installed: fall through to npx
+  }
+  return ['npx', ['--yes', `pnpm@${PNPM_VERSION}`]];
+}
+
+if (upToDate()) process.exit(0);
+
+// node-gyp downloads headers unless told where they are; Node installs ship them beside the binary.
+const nodeDir = path.resolve(path.dirname(process.execPath), '..');
+const env = { ...process.env };
+if (existsSync(path.join(nodeDir, 'include', 'node', 'node.h'))) env.npm_config_nodedir = nodeDir;
+
+const [command, prefix] = pnpmCommand();
+console.error(`setup: installing dependencies with pnpm ${PNPM_VERSION} (first run builds better-sqlite3, ~1–2 min)…`);
+const result = spawnSync(command, [...prefix, 'install', '--frozen-lockfile'], {
+  cwd: root,
+  env,
+  stdio: ['ignore', 'inherit', 'inherit'],
+});
+if (result.status !== 0) {
+  console.error('setup: dependency install failed (see above).');
+  process.exit(result.status ?? 1);
+}
+if (!nativeModuleLoads()) {
+  console.error('setup: better-sqlite3 did not build. Install a C++ toolchain (python3, make, g++) and run again.');
+  process.exit(1);
+}
