@@ -1,3 +1,3 @@
-export type { SummarizableTurn, SummarizeInput, SummarizeResult, Summarizer, SummarySource } from './summarizer.ts';
-export { createExtractiveSummarizer } from './extractive/extractive-summarizer.ts';
 export type { ExtractiveSummarizerOptions } from './extractive/extractive-summarizer.ts';
+export { createExtractiveSummarizer } from './extractive/extractive-summarizer.ts';
+export type { SummarizableTurn, SummarizeInput, SummarizeResult, Summarizer, SummarySource } from './summarizer.ts';
