@@ -15,7 +15,7 @@ export interface OptionSpec {
 export interface CommandIo {
   /** Writes a line to stdout (suppressed with --json: the returned data is printed instead). */
   print(line?: string): void;
-  /** Writes progress to stderr (only when stderr is a terminal or --progress is given). */
+  /** Writes progress to stderr, only when stderr is a terminal. */
   progress(line: string): void;
   /** Writes to stdout as is, in either mode: for commands that stream their JSON. */
   write(text: string): void;
@@ -33,6 +33,8 @@ export interface CommandInput {
   /** Opens the ledger at --db (created and migrated if missing). */
   openLedger(): AgentsLedger;
   dbPath: string;
+  /** True when --db was given on the command line (not defaulted, not from $NEXUS_DB). */
+  dbPathGiven: boolean;
 }
 
 export interface Command {

@@ -66,6 +66,7 @@ export async function main(argv: string[], io: MainIo = processIo): Promise<numb
       options,
       io: commandIo,
       dbPath,
+      dbPathGiven: typeof options.db === 'string',
       openLedger: () => {
         ledger ??= openAgentsLedger(dbPath);
         return ledger;

@@ -23,7 +23,9 @@ export function contextText(context: BuiltContext): string {
   const lines = [
     `── context: ${context.tokens} tokens, ${context.messages.length} messages` +
       (context.compactionTurnId ? `, from compaction ${context.compactionTurnId}` : ', no compaction yet') +
-      (context.droppedTurnIds.length > 0 ? `, ${context.droppedTurnIds.length} older turns left out for the budget` : ''),
+      (context.droppedTurnIds.length > 0
+        ? `, older turns left out to fit the budget (oldest kept: ${context.includedTurnIds[0] ?? 'none'})`
+        : ''),
     '── system',
     context.system || '(empty)',
   ];

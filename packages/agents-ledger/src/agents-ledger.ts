@@ -11,7 +11,7 @@ import {
   type TokenCounter,
   type Turn,
 } from '@nexus/core';
-import { type LedgerDatabase, openDatabase } from '@nexus/db';
+import { fromDriverError, type LedgerDatabase, openDatabase } from '@nexus/db';
 import { createExtractiveSummarizer, type Summarizer } from '@nexus/summarizers';
 import { type AppendTurnInput, appendTurns } from './append-turn.ts';
 import { type BuildContextOptions, type BuiltContext, buildContext } from './build-context.ts';
@@ -87,25 +87,49 @@ export function createAgentsLedger(options: AgentsLedgerOptions): AgentsLedger {
   return {
     database: options.database,
     tokenCounter,
-    createSession: async (input) => createSession(ledger, input),
-    getSession: async (sessionId) => getSession(ledger, sessionId),
-    listSessions: async (listOptions) => listSessions(ledger, listOptions),
-    appendTurn: async (sessionId, input) => appendTurns(ledger, sessionId, [input])[0] as NormalTurn,
-    appendTurns: async (sessionId, inputs) => appendTurns(ledger, sessionId, inputs),
-    getTurn: async (turnId) => turnFromRow(requireTurnRow(ledger.database.db, turnId)),
-    buildContext: async (turnId, contextOptions) => buildContext(ledger, turnId, contextOptions),
-    getFullHistory: (turnId) => getFullHistory(ledger, turnId),
-    getSummarizedTurns: async (compactionTurnId) => getSummarizedTurns(ledger, compactionTurnId),
-    findLatestCompaction: async (turnId) => findLatestCompaction(ledger, turnId),
-    findCompactionThatSummarized: async (turnId, findOptions) => findCompactionThatSummarized(ledger, turnId, findOptions),
-    forkFrom: async (turnId, forkOptions = {}) =>
+    createSession: guarded(async (input) => createSession(ledger, input)),
+    getSession: guarded(async (sessionId) => getSession(ledger, sessionId)),
+    listSessions: guarded(async (listOptions) => listSessions(ledger, listOptions)),
+    appendTurn: guarded(async (sessionId, input) => appendTurns(ledger, sessionId, [input])[0] as NormalTurn),
+    appendTurns: guarded(async (sessionId, inputs) => appendTurns(ledger, sessionId, inputs)),
+    getTurn: guarded(async (turnId) => turnFromRow(requireTurnRow(ledger.database.db, turnId))),
+    buildContext: guarded(async (turnId, contextOptions) => buildContext(ledger, turnId, contextOptions)),
+    getFullHistory: (turnId) => guardedIteration(getFullHistory(ledger, turnId)),
+    getSummarizedTurns: guarded(async (compactionTurnId) => getSummarizedTurns(ledger, compactionTurnId)),
+    findLatestCompaction: guarded(async (turnId) => findLatestCompaction(ledger, turnId)),
+    findCompactionThatSummarized: guarded(async (turnId, findOptions) =>
+      findCompactionThatSummarized(ledger, turnId, findOptions),
+    ),
+    forkFrom: guarded(async (turnId, forkOptions = {}) =>
       forkFrom(ledger, turnId, forkOptions, (turn) => findCompactionThatSummarized(ledger, turn.id)?.id ?? null),
-    tree: async (sessionId) => tree(ledger, sessionId),
-    contextUsage: async (sessionId) => contextUsage(ledger, sessionId),
-    shouldCompact: async (sessionId) => contextUsage(ledger, sessionId).shouldCompact,
-    compact: (sessionId, compactOptions) => compact(ledger, sessionId, compactOptions),
+    ),
+    tree: guarded(async (sessionId) => tree(ledger, sessionId)),
+    contextUsage: guarded(async (sessionId) => contextUsage(ledger, sessionId)),
+    shouldCompact: guarded(async (sessionId) => contextUsage(ledger, sessionId).shouldCompact),
+    compact: guarded((sessionId, compactOptions) => compact(ledger, sessionId, compactOptions)),
     close: () => options.database.close(),
   };
+}
+
+/** Every public operation turns driver errors into StorageErrors on the way out. */
+function guarded<Arguments extends unknown[], Result>(
+  operation: (...args: Arguments) => Promise<Result>,
+): (...args: Arguments) => Promise<Result> {
+  return async (...args) => {
+    try {
+      return await operation(...args);
+    } catch (error) {
+      throw fromDriverError(error);
+    }
+  };
+}
+
+async function* guardedIteration<T>(iterable: AsyncGenerator<T>): AsyncGenerator<T> {
+  try {
+    yield* iterable;
+  } catch (error) {
+    throw fromDriverError(error);
+  }
 }
 
 /** Opens (creating if needed) the ledger in a SQLite file, with migrations applied. */

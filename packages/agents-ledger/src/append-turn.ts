@@ -10,12 +10,11 @@ import {
   type Role,
   toolUseIds,
 } from '@nexus/core';
-import { type AgentTurnRow, agentSessions, agentTurns, type LedgerDrizzle, type NewAgentTurnRow } from '@nexus/db';
-import { and, eq, isNull } from 'drizzle-orm';
+import { type AgentTurnRow, type LedgerDrizzle, type NewAgentTurnRow, turnWrites } from '@nexus/db';
 import type { LedgerContext } from './ledger-context.ts';
 import { requireSessionRow, requireTurnRow } from './store/chain.ts';
 import { turnFromRow } from './store/row-mapping.ts';
-import { validateContent, validateRole } from './validate-input.ts';
+import { validateContent, validateMetadata, validateRole, validateTimestamp } from './validate-input.ts';
 
 export interface AppendTurnInput {
   role: Role;
@@ -37,12 +36,14 @@ export function appendTurns(ledger: LedgerContext, sessionId: string, inputs: re
     input,
     role: validateRole(input.role),
     content: validateContent(input.content),
+    timestamp: validateTimestamp(input.timestamp),
+    metadata: validateMetadata(input.metadata),
   }));
   const rows = ledger.database.transaction((db) => {
     const session = requireSessionRow(db, sessionId);
     let head = session.headTurnId ? requireTurnRow(db, session.headTurnId) : null;
     const written: AgentTurnRow[] = [];
-    for (const { input, role, content } of prepared) {
+    for (const { input, role, content, timestamp, metadata } of prepared) {
       if (input.expectedHeadTurnId !== undefined && input.expectedHeadTurnId !== (head?.id ?? null)) {
         throw new HeadConflictError(sessionId, input.expectedHeadTurnId, head?.id ?? null);
       }
@@ -53,9 +54,9 @@ export function appendTurns(ledger: LedgerContext, sessionId: string, inputs: re
         content,
         model: input.model ?? null,
         tokenCount,
-        timestamp: input.timestamp ?? ledger.now(),
+        timestamp: timestamp ?? ledger.now(),
         toolCallCount: toolUseIds(content).length,
-        metadata: input.metadata ?? null,
+        metadata: metadata ?? null,
         turnType: 'normal',
       });
       written.push(row);
@@ -86,28 +87,39 @@ export function insertTurnAfter(
   const id = fields.id ?? ledger.generateId('turn');
   const isCompaction = fields.turnType === 'compaction';
   const inheritedCompaction = head ? (head.turnType === 'compaction' ? head.id : head.latestCompactionId) : null;
-  const row = db
-    .insert(agentTurns)
-    .values({
-      ...fields,
-      id,
-      sessionId,
-      parentTurnId: head?.id ?? null,
-      depth: head ? head.depth + 1 : 0,
-      latestCompactionId: isCompaction ? id : inheritedCompaction,
-      cumulativeTokens: (head?.cumulativeTokens ?? 0) + (isCompaction ? 0 : fields.tokenCount),
-    })
-    .returning()
-    .get();
-  if (head && !head.hasChildren) {
-    db.update(agentTurns).set({ hasChildren: true }).where(eq(agentTurns.id, head.id)).run();
-  }
-  const moved = db
-    .update(agentSessions)
-    .set({ headTurnId: id })
-    .where(and(eq(agentSessions.id, sessionId), head ? eq(agentSessions.headTurnId, head.id) : isNull(agentSessions.headTurnId)))
-    .run();
-  if (moved.changes !== 1) {
+  const row: AgentTurnRow = {
+    role: null,
+    content: null,
+    model: null,
+    toolCallCount: 0,
+    metadata: null,
+    summary: null,
+    summarizedThroughTurnId: null,
+    firstKeptTurnId: null,
+    tokensBefore: null,
+    tokensAfter: null,
+    trigger: null,
+    strategy: null,
+    summarizer: null,
+    usageInputTokens: null,
+    usageOutputTokens: null,
+    coversFromDepth: null,
+    previousCompactionId: null,
+    summarizedThroughDepth: null,
+    turnType: 'normal',
+    ...fields,
+    id,
+    sessionId,
+    parentTurnId: head?.id ?? null,
+    depth: head ? head.depth + 1 : 0,
+    hasChildren: false,
+    latestCompactionId: isCompaction ? id : inheritedCompaction,
+    cumulativeTokens: (head?.cumulativeTokens ?? 0) + (isCompaction ? 0 : fields.tokenCount),
+  };
+  const writes = turnWrites(ledger.database);
+  writes.insertTurn(row);
+  if (head && !head.hasChildren) writes.markHasChildren(head.id);
+  if (!writes.moveHead(sessionId, head?.id ?? null, id)) {
     const actual = requireSessionRow(db, sessionId).headTurnId;
     throw new HeadConflictError(sessionId, head?.id ?? null, actual);
   }

@@ -62,16 +62,14 @@ export function buildContext(ledger: LedgerContext, turnId: string, options: Bui
 
 /**
  * The compaction a turn's context starts from: the nearest one in its chain, unless the viewing
- * session is a `full` fork and the compaction was inherited from before the fork point.
+ * session ignores it (a `full` fork, or a fork of one, ignores those from before its fork point;
+ * any older compaction is then older still, so none applies).
  */
 export function effectiveCompaction(db: LedgerDrizzle, turn: AgentTurnRow, view: AgentSessionRow): AgentTurnRow | null {
   if (!turn.latestCompactionId) return null;
   const compaction = turn.latestCompactionId === turn.id ? turn : requireTurnRow(db, turn.latestCompactionId);
-  if (view.rebuildFromRaw && view.forkedFromTurnId) {
-    const forkPoint = requireTurnRow(db, view.forkedFromTurnId);
-    if (compaction.depth <= forkPoint.depth) return null;
-  }
-  return compaction;
+  const floor = view.ignoreCompactionsThroughDepth;
+  return floor !== null && compaction.depth <= floor ? null : compaction;
 }
 
 /** Depth at which raw turns resume after a compaction. */

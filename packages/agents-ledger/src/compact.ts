@@ -27,6 +27,8 @@ export interface CompactOptions {
   strategy?: string;
   /** Size limit for the summary; by default half the room compaction leaves (see docs/compaction.md). */
   summaryTokens?: number;
+  /** When the compaction happened, in ms since the epoch; the ledger's clock by default (a replay passes the replayed time). */
+  timestamp?: number;
 }
 
 /**
@@ -122,7 +124,7 @@ export async function compact(ledger: LedgerContext, sessionId: string, options:
       role: null,
       content: null,
       tokenCount,
-      timestamp: ledger.now(),
+      timestamp: options.timestamp ?? ledger.now(),
       summary: plan.summary,
       summarizedThroughTurnId: through.id,
       firstKeptTurnId: plan.firstKeptTurnId,

@@ -4,7 +4,7 @@
 
 import { type CompactionTurn, InvalidInputError, type Turn } from '@nexus/core';
 import { type AgentTurnRow, agentTurns, type LedgerDrizzle } from '@nexus/db';
-import { and, asc, eq, gte, lte } from 'drizzle-orm';
+import { and, asc, eq, gt, gte, lte } from 'drizzle-orm';
 import type { LedgerContext } from './ledger-context.ts';
 import { chainSegments, clipSegments, isOnChain, readChainRange, requireSessionRow, requireTurnRow } from './store/chain.ts';
 import { turnFromRow } from './store/row-mapping.ts';
@@ -67,11 +67,14 @@ export function findCompactionThatSummarized(
   if (turn.turnType === 'compaction') {
     // A compaction is summarized by the next one that folded its summary in, on this line.
     const folders = db.select().from(agentTurns).where(eq(agentTurns.previousCompactionId, turn.id)).all();
-    const folder = folders.find((row) => isOnChain(viewChain, row));
+    const floor = session.ignoreCompactionsThroughDepth ?? -1;
+    const folder = folders.find((row) => row.depth > floor && isOnChain(viewChain, row));
     return folder ? (turnFromRow(folder) as CompactionTurn) : null;
   }
   // Look in the session, then in the sessions it was forked from, only at compactions on its line.
   let maxDepth = Number.MAX_SAFE_INTEGER;
+  // Compactions the viewing session ignores (a `full` fork's inherited ones) summarize nothing for it.
+  const floor = session.ignoreCompactionsThroughDepth ?? -1;
   for (;;) {
     const found = db
       .select()
@@ -83,6 +86,7 @@ export function findCompactionThatSummarized(
           gte(agentTurns.summarizedThroughDepth, turn.depth),
           lte(agentTurns.coversFromDepth, turn.depth),
           lte(agentTurns.depth, maxDepth),
+          gt(agentTurns.depth, floor),
         ),
       )
       .orderBy(asc(agentTurns.summarizedThroughDepth))

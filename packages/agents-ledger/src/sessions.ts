@@ -4,6 +4,7 @@
 import type { Session, SessionSettings, Turn } from '@nexus/core';
 import { agentSessions } from '@nexus/db';
 import { asc, desc, eq } from 'drizzle-orm';
+import { effectiveCompaction } from './build-context.ts';
 import type { LedgerContext } from './ledger-context.ts';
 import { requireSessionRow, requireTurnRow } from './store/chain.ts';
 import { sessionFromRow, turnFromRow } from './store/row-mapping.ts';
@@ -87,23 +88,20 @@ export function forkFrom(
         parentSessionId: turn.sessionId,
         forkedFromTurnId: turn.id,
         rebuildFromRaw: options.full ?? false,
+        // A fork sees what its fork point saw: it inherits the source's floor, and `full` raises it.
+        ignoreCompactionsThroughDepth: options.full ? turn.depth : source.ignoreCompactionsThroughDepth,
         createdAt: ledger.now(),
         ...settings,
       })
       .returning()
       .get();
   });
-  const forkPoint = turnFromRow(requireTurnRow(ledger.database.db, turnId));
-  const inherited = forkPoint.turnType === 'compaction' ? forkPoint.id : latestCompactionIdOf(ledger, turnId);
+  const forkPointRow = requireTurnRow(ledger.database.db, turnId);
   return {
     session: sessionFromRow(row),
-    baseCompactionId: options.full ? null : inherited,
-    forkPointSummarizedBy: forkPointSummarizedBy(forkPoint),
+    baseCompactionId: effectiveCompaction(ledger.database.db, forkPointRow, row)?.id ?? null,
+    forkPointSummarizedBy: forkPointSummarizedBy(turnFromRow(forkPointRow)),
   };
-}
-
-function latestCompactionIdOf(ledger: LedgerContext, turnId: string): string | null {
-  return requireTurnRow(ledger.database.db, turnId).latestCompactionId;
 }
 
 export interface SessionTree {

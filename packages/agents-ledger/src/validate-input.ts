@@ -53,7 +53,10 @@ function validateBlock(block: unknown, index: number): void {
   const record = block as Record<string, unknown>;
   switch (record.type) {
     case 'text':
-      if (typeof record.text !== 'string') throw new InvalidInputError(`${where}.text must be a string.`, where);
+      // The Messages API rejects empty text blocks, so the ledger never stores one.
+      if (typeof record.text !== 'string' || record.text === '') {
+        throw new InvalidInputError(`${where}.text must be a non-empty string.`, where);
+      }
       return;
     case 'tool_use':
       if (typeof record.id !== 'string' || record.id === '' || typeof record.name !== 'string' || record.name === '') {
@@ -74,4 +77,28 @@ function validateBlock(block: unknown, index: number): void {
         where,
       );
   }
+}
+
+export function validateTimestamp(timestamp: unknown): number | undefined {
+  if (timestamp === undefined) return undefined;
+  if (typeof timestamp !== 'number' || !Number.isSafeInteger(timestamp) || timestamp < 0) {
+    throw new InvalidInputError(
+      `timestamp must be milliseconds since the epoch (a whole number), got ${JSON.stringify(timestamp)}.`,
+      'timestamp',
+    );
+  }
+  return timestamp;
+}
+
+export function validateMetadata(metadata: unknown): Record<string, unknown> | undefined {
+  if (metadata === undefined || metadata === null) return undefined;
+  if (typeof metadata !== 'object' || Array.isArray(metadata)) {
+    throw new InvalidInputError('metadata must be a JSON object.', 'metadata');
+  }
+  try {
+    JSON.stringify(metadata);
+  } catch (error) {
+    throw new InvalidInputError(`metadata must be JSON-serializable: ${(error as Error).message}`, 'metadata');
+  }
+  return metadata as Record<string, unknown>;
 }

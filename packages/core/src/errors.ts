@@ -90,7 +90,7 @@ export class MessageTooLargeError extends LedgerError {
   ) {
     super(
       'MESSAGE_TOO_LARGE',
-      `A turn of ~${tokens} tokens is over the limit of ${limit} tokens; split it or raise maxTurnTokens.`,
+      `A turn of ~${tokens} tokens is over the limit of ${limit} tokens; split it, or raise the session's contextWindow.`,
     );
   }
 }

@@ -29,6 +29,8 @@ export interface Session {
    * rebuilt from raw turns until it compacts on its own.
    */
   rebuildFromRaw: boolean;
+  /** Compactions at or above this depth are ignored by this session (a `full` fork and its forks). */
+  ignoreCompactionsThroughDepth: number | null;
   settings: SessionSettings;
   createdAt: number;
 }

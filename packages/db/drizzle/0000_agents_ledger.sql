@@ -5,6 +5,7 @@ CREATE TABLE `agent_sessions` (
 	`parent_session_id` text,
 	`forked_from_turn_id` text,
 	`rebuild_from_raw` integer DEFAULT false NOT NULL,
+	`ignore_compactions_through_depth` integer,
 	`context_window` integer NOT NULL,
 	`reserve_tokens` integer NOT NULL,
 	`keep_recent_tokens` integer NOT NULL,
@@ -15,6 +16,7 @@ CREATE TABLE `agent_sessions` (
 );
 --> statement-breakpoint
 CREATE INDEX `idx_sessions_parent` ON `agent_sessions` (`parent_session_id`);--> statement-breakpoint
+CREATE INDEX `idx_sessions_created` ON `agent_sessions` (`created_at`);--> statement-breakpoint
 CREATE TABLE `agent_turns` (
 	`id` text PRIMARY KEY NOT NULL,
 	`session_id` text NOT NULL,
@@ -55,7 +57,6 @@ CREATE TABLE `agent_turns` (
 	CONSTRAINT "no_self_parent" CHECK("agent_turns"."parent_turn_id" IS NULL OR "agent_turns"."parent_turn_id" <> "agent_turns"."id")
 );
 --> statement-breakpoint
-CREATE INDEX `idx_turns_parent` ON `agent_turns` (`parent_turn_id`);--> statement-breakpoint
 CREATE INDEX `idx_turns_session_depth` ON `agent_turns` (`session_id`,`depth`);--> statement-breakpoint
 CREATE INDEX `idx_turns_previous_compaction` ON `agent_turns` (`previous_compaction_id`);--> statement-breakpoint
 CREATE INDEX `idx_turns_compaction` ON `agent_turns` (`session_id`,`summarized_through_depth`) WHERE "agent_turns"."turn_type" = 'compaction';

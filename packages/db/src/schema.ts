@@ -13,12 +13,17 @@ export const agentSessions = sqliteTable(
     parentSessionId: text('parent_session_id').references((): AnySQLiteColumn => agentSessions.id),
     forkedFromTurnId: text('forked_from_turn_id').references((): AnySQLiteColumn => agentTurns.id),
     rebuildFromRaw: integer('rebuild_from_raw', { mode: 'boolean' }).notNull().default(false),
+    /**
+     * Compactions at or above this depth are ignored in this session's view: set for a fork made
+     * with `full` (its fork point's depth) and inherited by forks of it. Null: none ignored.
+     */
+    ignoreCompactionsThroughDepth: integer('ignore_compactions_through_depth'),
     contextWindow: integer('context_window').notNull(),
     reserveTokens: integer('reserve_tokens').notNull(),
     keepRecentTokens: integer('keep_recent_tokens').notNull(),
     createdAt: integer('created_at').notNull(),
   },
-  (table) => [index('idx_sessions_parent').on(table.parentSessionId)],
+  (table) => [index('idx_sessions_parent').on(table.parentSessionId), index('idx_sessions_created').on(table.createdAt)],
 );
 
 export const agentTurns = sqliteTable(
@@ -68,7 +73,6 @@ export const agentTurns = sqliteTable(
     summarizedThroughDepth: integer('summarized_through_depth'),
   },
   (table) => [
-    index('idx_turns_parent').on(table.parentTurnId),
     index('idx_turns_session_depth').on(table.sessionId, table.depth),
     index('idx_turns_previous_compaction').on(table.previousCompactionId),
     index('idx_turns_compaction').on(table.sessionId, table.summarizedThroughDepth).where(sql`${table.turnType} = 'compaction'`),

@@ -5,13 +5,14 @@
 
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { type AgentsLedger, createAgentsLedger, importConversation, parseConversation } from '@nexus/agents-ledger';
-import { type CompactionTurn, isCompaction, sequentialIds } from '@nexus/core';
-import { openDatabase } from '@nexus/db';
+import { type CompactionTurn, InvalidInputError, isCompaction, sequentialIds } from '@nexus/core';
+import { agentSessions, openDatabase } from '@nexus/db';
 import { integerOption } from '../arguments.ts';
 import type { Command, CommandIo } from '../command.ts';
 import { clip, contextText, turnLine } from '../render.ts';
 
 const CONVERSATION_FILE = new URL('../demo/conversation.json', import.meta.url);
+const FORK_LABEL = 'what-if: pg_upgrade instead';
 const DEMO_SETTINGS = { contextWindow: 1600, reserveTokens: 300, keepRecentTokens: 400 };
 
 export const demo: Command = {
@@ -21,10 +22,15 @@ export const demo: Command = {
   options: {
     budget: { type: 'string', description: 'token budget of the context shown (default 900)', valueName: 'N' },
   },
-  details: 'Writes a fresh database (default ./nexus-demo.db, replaced on each run; --db to choose).',
-  async run({ options, io, dbPath }) {
-    const path = dbPath === './nexus.db' ? './nexus-demo.db' : dbPath;
-    for (const suffix of ['', '-wal', '-shm']) if (existsSync(path + suffix)) rmSync(path + suffix);
+  details:
+    'Writes a fresh database: ./nexus-demo.db unless --db names another ($NEXUS_DB is ignored). ' +
+    'It replaces an earlier demo database but refuses to touch one holding anything else.',
+  async run({ options, io, dbPath, dbPathGiven }) {
+    const path = dbPathGiven ? dbPath : './nexus-demo.db';
+    if (existsSync(path)) {
+      assertDemoDatabase(path);
+      for (const suffix of ['', '-wal', '-shm']) rmSync(path + suffix, { force: true });
+    }
     const ledger = createAgentsLedger({ database: openDatabase({ path }), generateId: sequentialIds() });
     try {
       return await runDemo(ledger, io, path, integerOption(options.budget, 'budget') ?? 900);
@@ -34,8 +40,39 @@ export const demo: Command = {
   },
 };
 
+function loadDemoConversation() {
+  return parseConversation(readFileSync(CONVERSATION_FILE, 'utf8'), 'demo conversation');
+}
+
+/** Refuses to delete a database unless every session in it is one the demo writes. */
+function assertDemoDatabase(path: string): void {
+  let labels: Array<string | null>;
+  try {
+    const database = openDatabase({ path, readonly: true });
+    try {
+      labels = database.db
+        .select({ label: agentSessions.label })
+        .from(agentSessions)
+        .all()
+        .map((row) => row.label);
+    } finally {
+      database.close();
+    }
+  } catch {
+    throw new InvalidInputError(
+      `refusing to replace ${path}: it is not a ledger database the demo wrote. Pass --db with a new file.`,
+    );
+  }
+  const demoLabels = new Set([loadDemoConversation().id, FORK_LABEL]);
+  if (labels.some((label) => label === null || !demoLabels.has(label))) {
+    throw new InvalidInputError(
+      `refusing to replace ${path}: it holds sessions the demo did not write. Pass --db with a new file.`,
+    );
+  }
+}
+
 async function runDemo(ledger: AgentsLedger, io: CommandIo, path: string, budget: number) {
-  const conversation = parseConversation(readFileSync(CONVERSATION_FILE, 'utf8'), 'demo conversation');
+  const conversation = loadDemoConversation();
   io.print(`== 1. Replaying ${conversation.messages.length} messages of "${conversation.id}" into ${path}`);
   io.print(
     `   context window ${DEMO_SETTINGS.contextWindow} tokens, reserve ${DEMO_SETTINGS.reserveTokens}, keep ${DEMO_SETTINGS.keepRecentTokens} raw: compaction runs on threshold`,
@@ -79,7 +116,7 @@ async function runDemo(ledger: AgentsLedger, io: CommandIo, path: string, budget
   const forkTurnId = forkMessage ? imported.turnIds[forkMessage.id] : undefined;
   io.print('');
   io.print(`== 5. Fork from ${forkTurnId} (message ${forkMessage?.id}), which a compaction already summarized`);
-  const fork = await ledger.forkFrom(forkTurnId as string, { label: 'what-if: pg_upgrade instead' });
+  const fork = await ledger.forkFrom(forkTurnId as string, { label: FORK_LABEL });
   io.print(`   new session ${fork.session.id}, head ${fork.session.headTurnId}; no turn copied`);
   io.print(
     `   summarized in the source by ${fork.forkPointSummarizedBy ?? '(nothing yet)'}; fork context starts from ${fork.baseCompactionId ?? 'raw turns'}`,

@@ -10,11 +10,12 @@ export interface Cut {
 }
 
 /**
- * Keeps the newest whole units whose tokens fit `keepRecentTokens`, then moves the cut later, if
+ * Keeps the newest whole units whose tokens fit `keepRecentTokens` (with `force`, all but the
+ * oldest unit at most), then moves the cut later, if
  * it can, so the kept part opens with a person speaking (a context that opens mid-exchange reads
  * badly to a model). The cut always falls between units, never inside a tool call.
  */
-export function chooseCut(window: readonly NormalTurn[], keepRecentTokens: number): Cut {
+export function chooseCut(window: readonly NormalTurn[], keepRecentTokens: number, options: { force?: boolean } = {}): Cut {
   const units = groupIntoUnits(window);
   let cutUnit = units.length;
   let kept = 0;
@@ -24,7 +25,11 @@ export function chooseCut(window: readonly NormalTurn[], keepRecentTokens: numbe
     kept += unit.tokens;
     cutUnit -= 1;
   }
-  if (cutUnit === 0 && units.length > 0) cutUnit = 1; // something must be summarized
+  // After an overflow the model has said the context is too long, whatever our estimate says: then
+  // at least the oldest unit is summarized even if everything fits in keepRecentTokens.
+  if (options.force && cutUnit === 0 && units.length > 0) cutUnit = 1;
+  // A tool call still waiting for its result stays raw: its result will arrive as a raw turn.
+  if (units.at(-1)?.awaitingResults) cutUnit = Math.min(cutUnit, units.length - 1);
   for (let candidate = cutUnit; candidate < units.length; candidate += 1) {
     const unit = units[candidate];
     if (unit && startsWithUserText(unit)) {

@@ -12,9 +12,17 @@ export function createFlatStrategy(): CompactionStrategy {
       if (input.window.length === 0) {
         throw new NothingToCompactError(input.sessionId, 'no turn was added since the last compaction.');
       }
-      const { toSummarize, toKeep } = chooseCut(input.window, input.settings.keepRecentTokens);
+      const { toSummarize, toKeep } = chooseCut(input.window, input.settings.keepRecentTokens, {
+        force: input.trigger === 'overflow',
+      });
       const last = toSummarize.at(-1);
-      if (!last) throw new NothingToCompactError(input.sessionId, 'every turn is within keepRecentTokens.');
+      if (!last) {
+        throw new NothingToCompactError(
+          input.sessionId,
+          `all ${input.window.length} turns since the last compaction fit in keepRecentTokens (${input.settings.keepRecentTokens}); ` +
+            'lower it or wait for more turns.',
+        );
+      }
       const result = await input.summarizer.summarize({
         targetTokens: summaryTarget(input, toSummarize),
         previousSummary: input.previous?.summary,
@@ -38,12 +46,12 @@ export function createFlatStrategy(): CompactionStrategy {
 }
 
 /**
- * At most `summaryTokens`, and at most half of what is being summarized: a summary as long as its
- * input saves nothing, and at half size a recursive summary settles instead of growing.
+ * At most `summaryTokens`. Below that cap the summary may keep all of the previous summary plus half
+ * of the new turns: a summary as long as its input saves nothing, and older facts are only pushed
+ * out once the cap is reached, not halved on every compaction.
  */
 function summaryTarget(input: CompactionInput, toSummarize: readonly NormalTurn[]): number {
-  const inputTokens =
-    (input.previous ? input.tokenCounter.countText(input.previous.summary) : 0) +
-    toSummarize.reduce((total, turn) => total + turn.tokenCount, 0);
-  return Math.max(16, Math.min(input.summaryTokens, Math.floor(inputTokens / 2)));
+  const previousTokens = input.previous ? input.tokenCounter.countText(input.previous.summary) : 0;
+  const newTokens = toSummarize.reduce((total, turn) => total + turn.tokenCount, 0);
+  return Math.max(32, Math.min(input.summaryTokens, previousTokens + Math.floor(newTokens / 2)));
 }

@@ -108,7 +108,7 @@ function joinSystem(systemPrompt: string | undefined, summaryBlock: string | nul
 
 /**
  * The system prompt within `budget`: the summary loses its oldest lines first (the newest carry
- * the most recent state); only if the base prompt alone is over budget is the base prompt cut.
+ * the most recent state) but keeps its header; only if that is not enough is the whole cut.
  */
 function fitSystem(
   systemPrompt: string | undefined,
@@ -118,13 +118,18 @@ function fitSystem(
 ): { system: string; truncated: boolean } {
   const whole = joinSystem(systemPrompt, summaryBlock);
   if (tokenCounter.countText(whole) <= budget) return { system: whole, truncated: false };
-  const lines = (summaryBlock ?? '').split('\n');
+  if (summaryBlock === null) return { system: keepTailWithin(whole, budget, tokenCounter), truncated: false };
+  // The first line is the header that explains the [id] citations: it stays while any line does.
+  const [header = '', ...lines] = (summaryBlock ?? '').split('\n');
   while (lines.length > 0) {
-    const candidate = joinSystem(systemPrompt, [TRUNCATION_MARKER, ...lines].join('\n'));
+    const candidate = joinSystem(systemPrompt, [header, TRUNCATION_MARKER, ...lines].join('\n'));
     if (tokenCounter.countText(candidate) <= budget) return { system: candidate, truncated: true };
     lines.shift();
   }
-  return { system: keepTailWithin(whole, budget, tokenCounter), truncated: true };
+  // Not even the header fits beside the base prompt: the summary goes, the base prompt stays if it can.
+  if (systemPrompt && tokenCounter.countText(systemPrompt) <= budget)
+    return { system: systemPrompt, truncated: summaryBlock !== null };
+  return { system: keepTailWithin(whole, budget, tokenCounter), truncated: summaryBlock !== null };
 }
 
 /** The longest tail of `text` that fits `budget` tokens (binary search on characters). */

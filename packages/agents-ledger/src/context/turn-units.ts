@@ -7,6 +7,8 @@ import { type NormalTurn, toolResultIds, toolUseIds } from '@nexus/core';
 export interface TurnUnit {
   turns: NormalTurn[];
   tokens: number;
+  /** A tool call in it has no result yet (only ever the newest unit). */
+  awaitingResults: boolean;
 }
 
 export function groupIntoUnits(turns: readonly NormalTurn[]): TurnUnit[] {
@@ -17,7 +19,7 @@ export function groupIntoUnits(turns: readonly NormalTurn[]): TurnUnit[] {
     const answers = toolResultIds(turn.content);
     const continuesCurrent = current !== null && open.size > 0 && answers.some((id) => open.has(id));
     if (!continuesCurrent || current === null) {
-      current = { turns: [], tokens: 0 };
+      current = { turns: [], tokens: 0, awaitingResults: false };
       units.push(current);
       open.clear();
     }
@@ -25,6 +27,7 @@ export function groupIntoUnits(turns: readonly NormalTurn[]): TurnUnit[] {
     current.tokens += turn.tokenCount;
     for (const id of answers) open.delete(id);
     for (const id of toolUseIds(turn.content)) open.add(id);
+    current.awaitingResults = open.size > 0;
   }
   return units;
 }

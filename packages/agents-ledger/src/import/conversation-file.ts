@@ -1,4 +1,4 @@
-// Reads conversation files in the `nexus-eval/v1` format (see docs/import.md): a list of messages
+// Reads conversation files in the `nexus-eval/v1` format (see docs/api.md, "Importing a conversation"): a list of messages
 // with ids, roles and timestamps, and optional questions. Bad files get an error that names the
 // field, before anything is imported.
 

@@ -56,7 +56,11 @@ export async function importConversation(
     // A runtime never compacts while a tool call waits for its result; neither does the replay.
     if (!awaitsToolResult(turn) && (await ledger.shouldCompact(session.id))) {
       try {
-        const compaction = await ledger.compact(session.id, { trigger: 'threshold', strategy: options.strategy });
+        const compaction = await ledger.compact(session.id, {
+          trigger: 'threshold',
+          strategy: options.strategy,
+          timestamp: lastTimestamp,
+        });
         head = compaction.id;
         compactions += 1;
         options.onCompaction?.(compaction.id, message.id);

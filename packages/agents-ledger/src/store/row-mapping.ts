@@ -48,6 +48,7 @@ export function sessionFromRow(row: AgentSessionRow): Session {
     parentSessionId: row.parentSessionId,
     forkedFromTurnId: row.forkedFromTurnId,
     rebuildFromRaw: row.rebuildFromRaw,
+    ignoreCompactionsThroughDepth: row.ignoreCompactionsThroughDepth,
     settings: {
       contextWindow: row.contextWindow,
       reserveTokens: row.reserveTokens,

@@ -1,0 +1,24 @@
+// The one place that knows what the SQLite driver throws. Everything above the db package sees
+// LedgerErrors with stable codes, never a raw driver error.
+
+import { StorageError } from '@nexus/core';
+
+export class DatabaseBusyError extends StorageError {
+  override readonly code = 'DATABASE_BUSY';
+}
+
+/** Returns a StorageError for a driver error; anything else is returned unchanged. */
+export function fromDriverError(error: unknown): unknown {
+  if (!(error instanceof Error) || error.name !== 'SqliteError') return error;
+  const code = (error as Error & { code?: string }).code ?? 'SQLITE_ERROR';
+  if (code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED') {
+    return new DatabaseBusyError(
+      'The ledger database is locked by another writer and stayed locked past busy_timeout; retry the operation.',
+      { cause: error },
+    );
+  }
+  if (code === 'SQLITE_READONLY') {
+    return new StorageError('The ledger database is read-only here; check the file permissions.', { cause: error });
+  }
+  return new StorageError(`The ledger database refused the operation (${code}): ${error.message}`, { cause: error });
+}
