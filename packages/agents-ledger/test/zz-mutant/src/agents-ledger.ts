@@ -1,0 +1,138 @@
+// The agents ledger's public face: one object with every operation, built from one options
+// object. The operations themselves live in their own modules; this file wires them together.
+
+import {
+  type CompactionTurn,
+  estimateTokenCounter,
+  generateId,
+  type IdGenerator,
+  type NormalTurn,
+  type Session,
+  type TokenCounter,
+  type Turn,
+} from '@nexus/core';
+import { fromDriverError, type LedgerDatabase, openDatabase } from '@nexus/db';
+import { createExtractiveSummarizer, type Summarizer } from '@nexus/summarizers';
+import { type AppendTurnInput, appendTurns } from './append-turn.ts';
+import { type BuildContextOptions, type BuiltContext, buildContext } from './build-context.ts';
+import { type CompactOptions, type ContextUsage, compact, contextUsage } from './compact.ts';
+import type { CompactionStrategy } from './compaction/compaction-strategy.ts';
+import { createFlatStrategy } from './compaction/flat-strategy.ts';
+import { findCompactionThatSummarized, findLatestCompaction, getFullHistory, getSummarizedTurns } from './history.ts';
+import type { LedgerContext } from './ledger-context.ts';
+import {
+  type CreateSessionInput,
+  createSession,
+  type Fork,
+  type ForkOptions,
+  forkFrom,
+  getSession,
+  type ListSessionsOptions,
+  listSessions,
+  type SessionTree,
+  tree,
+} from './sessions.ts';
+import { requireTurnRow } from './store/chain.ts';
+import { turnFromRow } from './store/row-mapping.ts';
+
+export interface AgentsLedgerOptions {
+  database: LedgerDatabase;
+  /** Writes compaction summaries; the offline extractive summarizer by default. */
+  summarizer?: Summarizer;
+  tokenCounter?: TokenCounter;
+  /** Extra strategies by name; `flat` is always there. */
+  strategies?: CompactionStrategy[];
+  defaultStrategy?: string;
+  now?: () => number;
+  generateId?: IdGenerator;
+}
+
+export interface AgentsLedger {
+  readonly database: LedgerDatabase;
+  readonly tokenCounter: TokenCounter;
+  createSession(input?: CreateSessionInput): Promise<Session>;
+  getSession(sessionId: string): Promise<Session>;
+  listSessions(options?: ListSessionsOptions): Promise<Session[]>;
+  appendTurn(sessionId: string, input: AppendTurnInput): Promise<NormalTurn>;
+  /** Appends several turns in one transaction: all of them, or none. */
+  appendTurns(sessionId: string, inputs: readonly AppendTurnInput[]): Promise<NormalTurn[]>;
+  getTurn(turnId: string): Promise<Turn>;
+  buildContext(turnId: string, options?: BuildContextOptions): Promise<BuiltContext>;
+  getFullHistory(turnId: string): AsyncGenerator<Turn>;
+  getSummarizedTurns(compactionTurnId: string): Promise<Turn[]>;
+  findLatestCompaction(turnId: string): Promise<CompactionTurn | null>;
+  findCompactionThatSummarized(turnId: string, options?: { sessionId?: string }): Promise<CompactionTurn | null>;
+  forkFrom(turnId: string, options?: ForkOptions): Promise<Fork>;
+  tree(sessionId: string): Promise<SessionTree>;
+  contextUsage(sessionId: string): Promise<ContextUsage>;
+  /** True when the session's context is over `contextWindow - reserveTokens`. */
+  shouldCompact(sessionId: string): Promise<boolean>;
+  compact(sessionId: string, options?: CompactOptions): Promise<CompactionTurn>;
+  close(): void;
+}
+
+export function createAgentsLedger(options: AgentsLedgerOptions): AgentsLedger {
+  const tokenCounter = options.tokenCounter ?? estimateTokenCounter;
+  const strategies = new Map<string, CompactionStrategy>([['flat', createFlatStrategy()]]);
+  for (const strategy of options.strategies ?? []) strategies.set(strategy.name, strategy);
+  const ledger: LedgerContext = {
+    database: options.database,
+    tokenCounter,
+    summarizer: options.summarizer ?? createExtractiveSummarizer({ tokenCounter }),
+    strategies,
+    defaultStrategy: options.defaultStrategy ?? 'flat',
+    now: options.now ?? Date.now,
+    generateId: options.generateId ?? generateId,
+  };
+  return {
+    database: options.database,
+    tokenCounter,
+    createSession: guarded(async (input) => createSession(ledger, input)),
+    getSession: guarded(async (sessionId) => getSession(ledger, sessionId)),
+    listSessions: guarded(async (listOptions) => listSessions(ledger, listOptions)),
+    appendTurn: guarded(async (sessionId, input) => appendTurns(ledger, sessionId, [input])[0] as NormalTurn),
+    appendTurns: guarded(async (sessionId, inputs) => appendTurns(ledger, sessionId, inputs)),
+    getTurn: guarded(async (turnId) => turnFromRow(requireTurnRow(ledger.database.db, turnId))),
+    buildContext: guarded(async (turnId, contextOptions) => buildContext(ledger, turnId, contextOptions)),
+    getFullHistory: (turnId) => guardedIteration(getFullHistory(ledger, turnId)),
+    getSummarizedTurns: guarded(async (compactionTurnId) => getSummarizedTurns(ledger, compactionTurnId)),
+    findLatestCompaction: guarded(async (turnId) => findLatestCompaction(ledger, turnId)),
+    findCompactionThatSummarized: guarded(async (turnId, findOptions) =>
+      findCompactionThatSummarized(ledger, turnId, findOptions),
+    ),
+    forkFrom: guarded(async (turnId, forkOptions = {}) =>
+      forkFrom(ledger, turnId, forkOptions, (turn) => findCompactionThatSummarized(ledger, turn.id)?.id ?? null),
+    ),
+    tree: guarded(async (sessionId) => tree(ledger, sessionId)),
+    contextUsage: guarded(async (sessionId) => contextUsage(ledger, sessionId)),
+    shouldCompact: guarded(async (sessionId) => contextUsage(ledger, sessionId).shouldCompact),
+    compact: guarded((sessionId, compactOptions) => compact(ledger, sessionId, compactOptions)),
+    close: () => options.database.close(),
+  };
+}
+
+/** Every public operation turns driver errors into StorageErrors on the way out. */
+function guarded<Arguments extends unknown[], Result>(
+  operation: (...args: Arguments) => Promise<Result>,
+): (...args: Arguments) => Promise<Result> {
+  return async (...args) => {
+    try {
+      return await operation(...args);
+    } catch (error) {
+      throw fromDriverError(error);
+    }
+  };
+}
+
+async function* guardedIteration<T>(iterable: AsyncGenerator<T>): AsyncGenerator<T> {
+  try {
+    yield* iterable;
+  } catch (error) {
+    throw fromDriverError(error);
+  }
+}
+
+/** Opens (creating if needed) the ledger in a SQLite file, with migrations applied. */
+export function openAgentsLedger(path: string, options: Omit<AgentsLedgerOptions, 'database'> = {}): AgentsLedger {
+  return createAgentsLedger({ ...options, database: openDatabase({ path }) });
+}

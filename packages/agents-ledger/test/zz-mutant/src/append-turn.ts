@@ -1,0 +1,127 @@
+// Appending turns. The session head moves by compare-and-set inside one IMMEDIATE transaction, so
+// two writers can never both extend the same head: the second gets a HeadConflictError.
+
+import {
+  type ContentBlock,
+  countContentTokens,
+  HeadConflictError,
+  MessageTooLargeError,
+  type NormalTurn,
+  type Role,
+  toolUseIds,
+} from '@nexus/core';
+import { type AgentTurnRow, type LedgerDrizzle, type NewAgentTurnRow, turnWrites } from '@nexus/db';
+import type { LedgerContext } from './ledger-context.ts';
+import { requireSessionRow, requireTurnRow } from './store/chain.ts';
+import { turnFromRow } from './store/row-mapping.ts';
+import { validateContent, validateMetadata, validateRole, validateTimestamp } from './validate-input.ts';
+
+export interface AppendTurnInput {
+  role: Role;
+  content: string | ContentBlock[];
+  /**
+   * The head the caller last saw. When given and the session has moved on, the append fails with
+   * HeadConflictError instead of silently branching or reordering.
+   */
+  expectedHeadTurnId?: string | null;
+  model?: string;
+  /** Milliseconds since the epoch; defaults to the ledger's clock. */
+  timestamp?: number;
+  metadata?: Record<string, unknown>;
+}
+
+export function appendTurns(ledger: LedgerContext, sessionId: string, inputs: readonly AppendTurnInput[]): NormalTurn[] {
+  // Validate everything before the transaction opens: a bad item rejects the whole batch.
+  const prepared = inputs.map((input) => ({
+    input,
+    role: validateRole(input.role),
+    content: validateContent(input.content),
+    timestamp: validateTimestamp(input.timestamp),
+    metadata: validateMetadata(input.metadata),
+  }));
+  const rows = ledger.database.transaction((db) => {
+    const session = requireSessionRow(db, sessionId);
+    let head = session.headTurnId ? requireTurnRow(db, session.headTurnId) : null;
+    const written: AgentTurnRow[] = [];
+    for (const { input, role, content, timestamp, metadata } of prepared) {
+      if (input.expectedHeadTurnId !== undefined && input.expectedHeadTurnId !== (head?.id ?? null)) {
+        throw new HeadConflictError(sessionId, input.expectedHeadTurnId, head?.id ?? null);
+      }
+      const tokenCount = countContentTokens(ledger.tokenCounter, content);
+      if (tokenCount > session.contextWindow) throw new MessageTooLargeError(tokenCount, session.contextWindow);
+      const row = insertTurnAfter(ledger, db, sessionId, head, {
+        role,
+        content,
+        model: input.model ?? null,
+        tokenCount,
+        timestamp: timestamp ?? ledger.now(),
+        toolCallCount: toolUseIds(content).length,
+        metadata: metadata ?? null,
+        turnType: 'normal',
+      });
+      written.push(row);
+      head = row;
+    }
+    return written;
+  });
+  return rows.map((row) => turnFromRow(row) as NormalTurn);
+}
+
+type TurnFields = { id?: string } & Omit<
+  NewAgentTurnRow,
+  'id' | 'sessionId' | 'parentTurnId' | 'depth' | 'latestCompactionId' | 'cumulativeTokens' | 'hasChildren'
+>;
+
+/**
+ * Inserts one turn as the child of `head` and moves the session head to it. Must run inside a
+ * transaction; the derived columns (depth, latest compaction, cumulative tokens) are set here and
+ * nowhere else.
+ */
+export function insertTurnAfter(
+  ledger: LedgerContext,
+  db: LedgerDrizzle,
+  sessionId: string,
+  head: AgentTurnRow | null,
+  fields: TurnFields,
+): AgentTurnRow {
+  const id = fields.id ?? ledger.generateId('turn');
+  const isCompaction = fields.turnType === 'compaction';
+  const inheritedCompaction = head ? (head.turnType === 'compaction' ? head.id : head.latestCompactionId) : null;
+  const row: AgentTurnRow = {
+    role: null,
+    content: null,
+    model: null,
+    toolCallCount: 0,
+    metadata: null,
+    summary: null,
+    summarizedThroughTurnId: null,
+    firstKeptTurnId: null,
+    tokensBefore: null,
+    tokensAfter: null,
+    trigger: null,
+    strategy: null,
+    summarizer: null,
+    usageInputTokens: null,
+    usageOutputTokens: null,
+    coversFromDepth: null,
+    previousCompactionId: null,
+    summarizedThroughDepth: null,
+    turnType: 'normal',
+    ...fields,
+    id,
+    sessionId,
+    parentTurnId: head?.id ?? null,
+    depth: head ? head.depth + 1 : 0,
+    hasChildren: false,
+    latestCompactionId: isCompaction ? id : inheritedCompaction,
+    cumulativeTokens: (head?.cumulativeTokens ?? 0) + (isCompaction ? 0 : fields.tokenCount),
+  };
+  const writes = turnWrites(ledger.database);
+  writes.insertTurn(row);
+  if (head && !head.hasChildren) writes.markHasChildren(head.id);
+  if (!writes.moveHead(sessionId, head?.id ?? null, id)) {
+    const actual = requireSessionRow(db, sessionId).headTurnId;
+    throw new HeadConflictError(sessionId, head?.id ?? null, actual);
+  }
+  return row;
+}

@@ -1,0 +1,109 @@
+// buildContext: the latest compaction's summary, then the raw turns from its firstKeptTurnId, as
+// Anthropic Messages API input. Reads only the turns since that compaction (newest first, and only
+// as many as the budget can hold), never the whole history.
+
+import type { Message, NormalTurn } from '@nexus/core';
+import type { AgentSessionRow, AgentTurnRow, LedgerDrizzle } from '@nexus/db';
+import { assembleContext } from './context/assemble-context.ts';
+import type { LedgerContext } from './ledger-context.ts';
+import {
+  chainSegments,
+  clipSegments,
+  readChainRange,
+  readChainRangeNewestFirst,
+  requireSessionRow,
+  requireTurnRow,
+} from './store/chain.ts';
+import { turnFromRow } from './store/row-mapping.ts';
+import { renderSummaryBlock } from './summary-block.ts';
+
+export interface BuildContextOptions {
+  /** Hard limit on the tokens of `system` + `messages`. Oldest raw turns go first. */
+  budgetTokens?: number;
+  /** Your own system prompt; the summary follows it. */
+  systemPrompt?: string;
+  /** See the history as this session does (default: the session that wrote the turn). */
+  sessionId?: string;
+  /** Ignore every compaction and rebuild from raw turns, newest first, within the budget. */
+  full?: boolean;
+}
+
+export interface BuiltContext {
+  system: string;
+  messages: Message[];
+  tokens: number;
+  /** The compaction whose summary is in `system`, if any. */
+  compactionTurnId: string | null;
+  includedTurnIds: string[];
+  droppedTurnIds: string[];
+  summaryTruncated: boolean;
+}
+
+export function buildContext(ledger: LedgerContext, turnId: string, options: BuildContextOptions = {}): BuiltContext {
+  const db = ledger.database.db;
+  const turn = requireTurnRow(db, turnId);
+  const view = requireSessionRow(db, options.sessionId ?? turn.sessionId);
+  const compaction = options.full ? null : effectiveCompaction(db, turn, view);
+  const fromDepth = compaction ? rawStartDepth(db, compaction) : 0;
+  const segments = clipSegments(chainSegments(db, turn), fromDepth, turn.depth);
+  const candidates = loadCandidates(db, segments, options.budgetTokens);
+  const summaryBlock = compaction
+    ? renderSummaryBlock(turnFromRow(compaction) as Parameters<typeof renderSummaryBlock>[0])
+    : null;
+  const assembled = assembleContext({
+    systemPrompt: options.systemPrompt,
+    summaryBlock,
+    turns: candidates,
+    budgetTokens: options.budgetTokens,
+    tokenCounter: ledger.tokenCounter,
+  });
+  return { ...assembled, compactionTurnId: compaction?.id ?? null };
+}
+
+/**
+ * The compaction a turn's context starts from: the nearest one in its chain, unless the viewing
+ * session ignores it (a `full` fork, or a fork of one, ignores those from before its fork point;
+ * any older compaction is then older still, so none applies).
+ */
+export function effectiveCompaction(db: LedgerDrizzle, turn: AgentTurnRow, view: AgentSessionRow): AgentTurnRow | null {
+  if (!turn.latestCompactionId) return null;
+  const compaction = turn.latestCompactionId === turn.id ? turn : requireTurnRow(db, turn.latestCompactionId);
+  const floor = view.ignoreCompactionsThroughDepth;
+  return floor !== null && compaction.depth <= floor ? null : compaction;
+}
+
+/** Depth at which raw turns resume after a compaction. */
+export function rawStartDepth(db: LedgerDrizzle, compaction: AgentTurnRow): number {
+  return compaction.firstKeptTurnId ? requireTurnRow(db, compaction.firstKeptTurnId).depth : compaction.depth + 1;
+}
+
+/**
+ * Tokens the context at `turn` takes before any budget is applied, from the running totals stored
+ * on each turn: O(1), whatever the history's length.
+ */
+export function contextTokensAt(db: LedgerDrizzle, turn: AgentTurnRow, view: AgentSessionRow): number {
+  const compaction = effectiveCompaction(db, turn, view);
+  if (!compaction) return turn.cumulativeTokens;
+  if (!compaction.firstKeptTurnId) return compaction.tokenCount + turn.cumulativeTokens - compaction.cumulativeTokens;
+  const firstKept = requireTurnRow(db, compaction.firstKeptTurnId);
+  return compaction.tokenCount + turn.cumulativeTokens - firstKept.cumulativeTokens + firstKept.tokenCount;
+}
+
+function loadCandidates(db: LedgerDrizzle, segments: ReturnType<typeof chainSegments>, budget: number | undefined): NormalTurn[] {
+  const normal = (rows: AgentTurnRow[]) =>
+    rows.filter((row) => row.turnType === 'normal').map((row) => turnFromRow(row) as NormalTurn);
+  if (budget === undefined) return [...readChainRange(db, segments)].flatMap(normal);
+  // Newest first until the budget is surely full, then on to the start of a tool exchange so the
+  // oldest loaded unit is whole.
+  const newestFirst: NormalTurn[] = [];
+  let tokens = 0;
+  for (const page of readChainRangeNewestFirst(db, segments)) {
+    for (const turn of normal(page)) {
+      const complete = tokens > budget && !turn.content.some((block) => block.type === 'tool_result');
+      newestFirst.push(turn);
+      tokens += turn.tokenCount;
+      if (complete) return newestFirst.reverse();
+    }
+  }
+  return newestFirst.reverse();
+}

@@ -1,0 +1,145 @@
+// Compaction as a turn. The strategy plans and summarizes outside any transaction (a model call
+// can take seconds); the compaction turn is then written in one transaction that first checks the
+// session has not been compacted meanwhile. A failure at any step writes nothing.
+
+import {
+  type CompactionTrigger,
+  type CompactionTurn,
+  CompactionWouldNotShrinkError,
+  EmptySessionError,
+  HeadConflictError,
+  InvalidInputError,
+  type NormalTurn,
+  type SessionSettings,
+} from '@nexus/core';
+import { insertTurnAfter } from './append-turn.ts';
+import { contextTokensAt, effectiveCompaction, rawStartDepth } from './build-context.ts';
+import type { LedgerContext } from './ledger-context.ts';
+import { chainSegments, clipSegments, readChainRange, requireSessionRow, requireTurnRow } from './store/chain.ts';
+import { sessionFromRow, turnFromRow } from './store/row-mapping.ts';
+import { renderSummaryBlock } from './summary-block.ts';
+
+export interface CompactOptions {
+  trigger?: CompactionTrigger;
+  /** What the summary must keep ("keep the schema decisions"). */
+  instructions?: string;
+  /** Strategy name; the ledger's default otherwise. */
+  strategy?: string;
+  /** Size limit for the summary; by default half the room compaction leaves (see docs/compaction.md). */
+  summaryTokens?: number;
+  /** When the compaction happened, in ms since the epoch; the ledger's clock by default (a replay passes the replayed time). */
+  timestamp?: number;
+}
+
+/**
+ * Half of what is left of the usable window once the kept turns are in: the other half is room for
+ * the conversation to grow before the next compaction, so compactions cannot follow each other on
+ * every turn.
+ */
+export function defaultSummaryTokens(settings: SessionSettings): number {
+  const room = settings.contextWindow - settings.reserveTokens - settings.keepRecentTokens;
+  return Math.max(32, Math.min(4000, Math.floor(room / 2)));
+}
+
+export interface ContextUsage {
+  contextTokens: number;
+  /** contextWindow - reserveTokens: above this, the session should compact. */
+  limit: number;
+  shouldCompact: boolean;
+}
+
+export function contextUsage(ledger: LedgerContext, sessionId: string): ContextUsage {
+  const db = ledger.database.db;
+  const session = requireSessionRow(db, sessionId);
+  const limit = session.contextWindow - session.reserveTokens;
+  if (!session.headTurnId) return { contextTokens: 0, limit, shouldCompact: false };
+  const contextTokens = contextTokensAt(db, requireTurnRow(db, session.headTurnId), session);
+  return { contextTokens, limit, shouldCompact: contextTokens > limit };
+}
+
+export async function compact(ledger: LedgerContext, sessionId: string, options: CompactOptions = {}): Promise<CompactionTurn> {
+  const db = ledger.database.db;
+  const session = requireSessionRow(db, sessionId);
+  if (!session.headTurnId) throw new EmptySessionError(sessionId);
+  const strategyName = options.strategy ?? ledger.defaultStrategy;
+  const strategy = ledger.strategies.get(strategyName);
+  if (!strategy) {
+    throw new InvalidInputError(
+      `Unknown compaction strategy "${strategyName}"; known: ${[...ledger.strategies.keys()].join(', ')}.`,
+      'strategy',
+    );
+  }
+  const head = requireTurnRow(db, session.headTurnId);
+  const previous = effectiveCompaction(db, head, session);
+  const fromDepth = previous ? rawStartDepth(db, previous) : 0;
+  const window = [...readChainRange(db, clipSegments(chainSegments(db, head), fromDepth, head.depth))]
+    .flat()
+    .filter((row) => row.turnType === 'normal')
+    .map((row) => turnFromRow(row) as NormalTurn);
+  const settings = sessionFromRow(session).settings;
+  const summaryTokens = options.summaryTokens ?? defaultSummaryTokens(settings);
+
+  const plan = await strategy.plan({
+    sessionId,
+    previous: previous ? (turnFromRow(previous) as CompactionTurn) : null,
+    window,
+    settings,
+    trigger: options.trigger ?? 'manual',
+    instructions: options.instructions,
+    summaryTokens,
+    summarizer: ledger.summarizer,
+    tokenCounter: ledger.tokenCounter,
+  });
+  const windowIds = window.map((turn) => turn.id);
+  const throughIndex = windowIds.indexOf(plan.summarizedThroughTurnId);
+  const keptIndex = plan.firstKeptTurnId === null ? window.length : windowIds.indexOf(plan.firstKeptTurnId);
+  if (throughIndex < 0 || keptIndex !== throughIndex + 1) {
+    throw new InvalidInputError(`Strategy ${strategy.name} returned a cut outside the window; nothing was written.`, 'strategy');
+  }
+
+  const row = ledger.database.transaction((tx) => {
+    const current = requireSessionRow(tx, sessionId);
+    const currentHead = current.headTurnId ? requireTurnRow(tx, current.headTurnId) : null;
+    // New turns may have arrived while the summarizer ran (they stay raw); a compaction may not.
+    if (!currentHead || currentHead.depth < head.depth || effectiveCompaction(tx, currentHead, current)?.id !== previous?.id) {
+      throw new HeadConflictError(sessionId, head.id, currentHead?.id ?? null);
+    }
+    const id = ledger.generateId('turn');
+    const through = requireTurnRow(tx, plan.summarizedThroughTurnId);
+    const tokenCount = ledger.tokenCounter.countText(
+      renderSummaryBlock({ id, summary: plan.summary, summarizedThroughTurnId: through.id }),
+    );
+    const tokensBefore = contextTokensAt(tx, currentHead, current);
+    const keptRaw = plan.firstKeptTurnId
+      ? (() => {
+          const firstKept = requireTurnRow(tx, plan.firstKeptTurnId);
+          return currentHead.cumulativeTokens - firstKept.cumulativeTokens + firstKept.tokenCount;
+        })()
+      : currentHead.cumulativeTokens - through.cumulativeTokens;
+    const tokensAfter = tokenCount + keptRaw;
+    if (tokensAfter >= tokensBefore) throw new CompactionWouldNotShrinkError(sessionId, tokensBefore, tokensAfter);
+    return insertTurnAfter(ledger, tx, sessionId, currentHead, {
+      id,
+      turnType: 'compaction',
+      role: null,
+      content: null,
+      tokenCount,
+      timestamp: options.timestamp ?? ledger.now(),
+      summary: plan.summary,
+      summarizedThroughTurnId: through.id,
+      firstKeptTurnId: plan.firstKeptTurnId,
+      tokensBefore,
+      tokensAfter,
+      trigger: options.trigger ?? 'manual',
+      strategy: strategy.name,
+      summarizer: plan.summarizer,
+      usageInputTokens: plan.usage.inputTokens,
+      usageOutputTokens: plan.usage.outputTokens,
+      previousCompactionId: previous?.id ?? null,
+      coversFromDepth: previous ? (previous.firstKeptTurnId ? fromDepth : previous.depth) : 0,
+      summarizedThroughDepth: through.depth,
+      metadata: { summaryTokens, windowTurns: window.length },
+    });
+  });
+  return turnFromRow(row) as CompactionTurn;
+}

@@ -1,0 +1,143 @@
+// Pure assembly of what is sent to a model: a system prompt (base prompt + compaction summary) and
+// the raw turns, as Anthropic Messages API input, within a token budget. The ledger decides which
+// turns are candidates; this module decides what fits and makes it valid to send.
+
+import {
+  type ContentBlock,
+  countContentTokens,
+  countMessagesTokens,
+  type Message,
+  type NormalTurn,
+  type TokenCounter,
+  toolUseIds,
+} from '@nexus/core';
+import { groupIntoUnits } from './turn-units.ts';
+
+export interface AssembleContextInput {
+  systemPrompt?: string;
+  /** The compaction summary, already rendered for the system prompt, or null. */
+  summaryBlock: string | null;
+  /** Candidate raw turns, oldest first. */
+  turns: readonly NormalTurn[];
+  budgetTokens?: number;
+  tokenCounter: TokenCounter;
+}
+
+export interface AssembledContext {
+  system: string;
+  messages: Message[];
+  tokens: number;
+  /** The raw turns the messages came from, oldest first. */
+  includedTurnIds: string[];
+  /** Candidate turns left out to stay within the budget (always the oldest ones). */
+  droppedTurnIds: string[];
+  /** True when the summary itself had to be cut to fit the budget. */
+  summaryTruncated: boolean;
+}
+
+/** Sent as the first user message when the kept turns start with the assistant speaking. */
+export const CONTINUATION_MARKER = '[The conversation continues from the summary above.]';
+const TRUNCATION_MARKER = '[…earlier summary lines omitted to fit the budget]';
+
+export function assembleContext(input: AssembleContextInput): AssembledContext {
+  const { tokenCounter } = input;
+  const budget = input.budgetTokens ?? Number.POSITIVE_INFINITY;
+  const { system, truncated: summaryTruncated } = fitSystem(input.systemPrompt, input.summaryBlock, budget, tokenCounter);
+
+  const units = groupIntoUnits(input.turns);
+  // Keep the newest units that fit; an estimate first, then the exact count of the final shape.
+  let firstKept = units.length;
+  let estimate = tokenCounter.countText(system) + countContentTokens(tokenCounter, [{ type: 'text', text: CONTINUATION_MARKER }]);
+  while (firstKept > 0) {
+    const unit = units[firstKept - 1];
+    if (!unit || estimate + unit.tokens > budget) break;
+    estimate += unit.tokens;
+    firstKept -= 1;
+  }
+  for (;;) {
+    const kept = units.slice(firstKept).flatMap((unit) => unit.turns);
+    const messages = toMessages(kept, input.summaryBlock !== null);
+    const tokens = tokenCounter.countText(system) + countMessagesTokens(tokenCounter, messages);
+    // With no unit kept, `tokens` is the system's alone, which fitSystem already made fit.
+    if (true) {
+      const keptIds = new Set(kept.map((turn) => turn.id));
+      return {
+        system,
+        messages,
+        tokens,
+        includedTurnIds: kept.map((turn) => turn.id),
+        droppedTurnIds: input.turns.filter((turn) => !keptIds.has(turn.id)).map((turn) => turn.id),
+        summaryTruncated,
+      };
+    }
+    firstKept += 1;
+  }
+}
+
+/**
+ * Turns become alternating user/assistant messages, as the API requires: consecutive turns of one
+ * role merge, the first message is a user's, and a tool_result whose tool_use is not in the
+ * context becomes plain text (the API rejects an orphan result).
+ */
+export function toMessages(turns: readonly NormalTurn[], hasSummary: boolean): Message[] {
+  const messages: Message[] = [];
+  const seenToolUses = new Set<string>();
+  for (const turn of turns) {
+    const content = turn.content.map((block) => orphanResultToText(block, seenToolUses));
+    for (const id of toolUseIds(turn.content)) seenToolUses.add(id);
+    const last = messages.at(-1);
+    if (last && last.role === turn.role) last.content = [...last.content, ...content];
+    else messages.push({ role: turn.role, content });
+  }
+  if (messages[0]?.role === 'assistant') {
+    const text = hasSummary ? CONTINUATION_MARKER : '[The conversation continues.]';
+    messages.unshift({ role: 'user', content: [{ type: 'text', text }] });
+  }
+  return messages;
+}
+
+function orphanResultToText(block: ContentBlock, seenToolUses: Set<string>): ContentBlock {
+  if (block.type !== 'tool_result' || seenToolUses.has(block.tool_use_id)) return block;
+  const text = typeof block.content === 'string' ? block.content : (block.content ?? []).map((part) => part.text).join('\n');
+  return { type: 'text', text: `[result of tool call ${block.tool_use_id}] ${text}` };
+}
+
+function joinSystem(systemPrompt: string | undefined, summaryBlock: string | null): string {
+  return [systemPrompt, summaryBlock].filter((part): part is string => Boolean(part)).join('\n\n');
+}
+
+/**
+ * The system prompt within `budget`: the summary loses its oldest lines first (the newest carry
+ * the most recent state) but keeps its header; only if that is not enough is the whole cut.
+ */
+function fitSystem(
+  systemPrompt: string | undefined,
+  summaryBlock: string | null,
+  budget: number,
+  tokenCounter: TokenCounter,
+): { system: string; truncated: boolean } {
+  const whole = joinSystem(systemPrompt, summaryBlock);
+  if (tokenCounter.countText(whole) <= budget) return { system: whole, truncated: false };
+  // The first line is the header that explains the [id] citations: it stays while any line does.
+  const [header = '', ...lines] = (summaryBlock ?? '').split('\n');
+  while (lines.length > 0) {
+    const candidate = joinSystem(systemPrompt, [header, TRUNCATION_MARKER, ...lines].join('\n'));
+    if (tokenCounter.countText(candidate) <= budget) return { system: candidate, truncated: true };
+    lines.shift();
+  }
+  return { system: keepTailWithin(whole, budget, tokenCounter), truncated: true };
+}
+
+/** The longest tail of `text` that fits `budget` tokens (binary search on characters). */
+function keepTailWithin(text: string, budget: number, tokenCounter: TokenCounter): string {
+  let low = 0;
+  let high = text.length;
+  while (low < high) {
+    const middle = Math.floor((low + high) / 2);
+    if (tokenCounter.countText(text.slice(middle)) <= budget) high = middle;
+    else low = middle + 1;
+  }
+  // Counts are nearly but not strictly monotone in the cut position: step on until it fits.
+  while (low < text.length && tokenCounter.countText(text.slice(low)) > budget) low += 1;
+  return text.slice(low);
+}

@@ -1,0 +1,110 @@
+// Reading the stored history: the full chain (streamed), what a compaction summarized, and the
+// compactions around a turn. Nothing here depends on how long the history is, except the full
+// history itself, which is streamed in pages.
+
+import { type CompactionTurn, InvalidInputError, type Turn } from '@nexus/core';
+import { type AgentTurnRow, agentTurns, type LedgerDrizzle } from '@nexus/db';
+import { and, asc, eq, gt, gte, lte } from 'drizzle-orm';
+import type { LedgerContext } from './ledger-context.ts';
+import { chainSegments, clipSegments, isOnChain, readChainRange, requireSessionRow, requireTurnRow } from './store/chain.ts';
+import { turnFromRow } from './store/row-mapping.ts';
+
+/** Every turn from the root to `turnId`, compactions included, oldest first, a page at a time. */
+export async function* getFullHistory(ledger: LedgerContext, turnId: string, pageSize = 500): AsyncGenerator<Turn> {
+  const db = ledger.database.db;
+  const segments = chainSegments(db, requireTurnRow(db, turnId));
+  for (const page of readChainRange(db, segments, pageSize)) {
+    for (const row of page) yield turnFromRow(row);
+  }
+}
+
+/**
+ * What a compaction's summary stands in for, in chain order: the previous compaction (whose
+ * summary it folded in), the raw turns that compaction had kept, and the turns after it, through
+ * `summarizedThroughTurnId`.
+ */
+export function getSummarizedTurns(ledger: LedgerContext, compactionTurnId: string): Turn[] {
+  const db = ledger.database.db;
+  const compaction = requireCompactionRow(db, compactionTurnId);
+  const segments = clipSegments(
+    chainSegments(db, compaction),
+    compaction.coversFromDepth ?? 0,
+    compaction.summarizedThroughDepth ?? -1,
+  );
+  const rows = [...readChainRange(db, segments)].flat();
+  // The previous compaction can sit after the cut (its kept turns precede it): add it in order.
+  if (compaction.previousCompactionId && !rows.some((row) => row.id === compaction.previousCompactionId)) {
+    rows.push(requireTurnRow(db, compaction.previousCompactionId));
+    rows.sort((left, right) => left.depth - right.depth);
+  }
+  return rows.map(turnFromRow);
+}
+
+/** The newest compaction at or above `turnId` in its chain: the one its context starts from. */
+export function findLatestCompaction(ledger: LedgerContext, turnId: string): CompactionTurn | null {
+  const db = ledger.database.db;
+  const turn = requireTurnRow(db, turnId);
+  if (!turn.latestCompactionId) return null;
+  return turnFromRow(requireTurnRow(db, turn.latestCompactionId)) as CompactionTurn;
+}
+
+/**
+ * The compaction that summarized `turnId` as seen from a session (by default the session that
+ * wrote the turn): forks can summarize the same inherited turn differently. Null when no
+ * compaction on that session's line has summarized it yet.
+ */
+export function findCompactionThatSummarized(
+  ledger: LedgerContext,
+  turnId: string,
+  options: { sessionId?: string } = {},
+): CompactionTurn | null {
+  const db = ledger.database.db;
+  const turn = requireTurnRow(db, turnId);
+  let session = requireSessionRow(db, options.sessionId ?? turn.sessionId);
+  if (!session.headTurnId) return null;
+  const viewChain = chainSegments(db, requireTurnRow(db, session.headTurnId));
+  if (!isOnChain(viewChain, turn)) return null;
+  if (turn.turnType === 'compaction') {
+    // A compaction is summarized by the next one that folded its summary in, on this line.
+    const folders = db.select().from(agentTurns).where(eq(agentTurns.previousCompactionId, turn.id)).all();
+    const floor = session.ignoreCompactionsThroughDepth ?? -1;
+    const folder = folders.find((row) => row.depth > floor && isOnChain(viewChain, row));
+    return folder ? (turnFromRow(folder) as CompactionTurn) : null;
+  }
+  // Look in the session, then in the sessions it was forked from, only at compactions on its line.
+  let maxDepth = Number.MAX_SAFE_INTEGER;
+  // Compactions the viewing session ignores (a `full` fork's inherited ones) summarize nothing for it.
+  const floor = session.ignoreCompactionsThroughDepth ?? -1;
+  for (;;) {
+    const found = db
+      .select()
+      .from(agentTurns)
+      .where(
+        and(
+          eq(agentTurns.sessionId, session.id),
+          eq(agentTurns.turnType, 'compaction'),
+          gte(agentTurns.summarizedThroughDepth, turn.depth),
+          lte(agentTurns.coversFromDepth, turn.depth),
+          lte(agentTurns.depth, maxDepth),
+          gt(agentTurns.depth, floor),
+        ),
+      )
+      .orderBy(asc(agentTurns.summarizedThroughDepth))
+      .limit(1)
+      .get();
+    if (found) return turnFromRow(found) as CompactionTurn;
+    if (!session.forkedFromTurnId) return null;
+    const forkPoint = requireTurnRow(db, session.forkedFromTurnId);
+    if (turn.depth > forkPoint.depth) return null;
+    maxDepth = forkPoint.depth;
+    session = requireSessionRow(db, forkPoint.sessionId);
+  }
+}
+
+function requireCompactionRow(db: LedgerDrizzle, turnId: string): AgentTurnRow {
+  const row = requireTurnRow(db, turnId);
+  if (row.turnType !== 'compaction') {
+    throw new InvalidInputError(`Turn ${turnId} is a normal turn, not a compaction; pass a compaction turn's id.`, 'turnId');
+  }
+  return row;
+}

@@ -1,0 +1,15 @@
+export type { AgentsLedger, AgentsLedgerOptions } from './agents-ledger.ts';
+export { createAgentsLedger, openAgentsLedger } from './agents-ledger.ts';
+export type { AppendTurnInput } from './append-turn.ts';
+export type { BuildContextOptions, BuiltContext } from './build-context.ts';
+export type { CompactOptions, ContextUsage } from './compact.ts';
+export { defaultSummaryTokens } from './compact.ts';
+export type { CompactionInput, CompactionPlan, CompactionStrategy } from './compaction/compaction-strategy.ts';
+export { createFlatStrategy } from './compaction/flat-strategy.ts';
+export { assembleContext, CONTINUATION_MARKER, toMessages } from './context/assemble-context.ts';
+export type { Conversation, ConversationMessage, ConversationQuestion } from './import/conversation-file.ts';
+export { parseConversation, validateConversation } from './import/conversation-file.ts';
+export type { ImportOptions, ImportResult } from './import/import-conversation.ts';
+export { importConversation } from './import/import-conversation.ts';
+export type { CreateSessionInput, Fork, ForkOptions, ListSessionsOptions, SessionTree } from './sessions.ts';
+export { renderSummaryBlock } from './summary-block.ts';

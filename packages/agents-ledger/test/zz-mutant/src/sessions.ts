@@ -1,0 +1,136 @@
+// Sessions and forks. A fork is copy-on-write: a new session row whose head is the historical
+// turn. No turn is copied, so forking costs the same at turn 10 and turn 10 million.
+
+import type { Session, SessionSettings, Turn } from '@nexus/core';
+import { agentSessions } from '@nexus/db';
+import { asc, desc, eq } from 'drizzle-orm';
+import type { LedgerContext } from './ledger-context.ts';
+import { requireSessionRow, requireTurnRow } from './store/chain.ts';
+import { sessionFromRow, turnFromRow } from './store/row-mapping.ts';
+import { validateSettings } from './validate-input.ts';
+
+export interface CreateSessionInput {
+  label?: string;
+  settings?: Partial<SessionSettings>;
+}
+
+export function createSession(ledger: LedgerContext, input: CreateSessionInput = {}): Session {
+  const settings = validateSettings(input.settings);
+  const row = ledger.database.transaction((db) =>
+    db
+      .insert(agentSessions)
+      .values({ id: ledger.generateId('session'), label: input.label ?? null, createdAt: ledger.now(), ...settings })
+      .returning()
+      .get(),
+  );
+  return sessionFromRow(row);
+}
+
+export function getSession(ledger: LedgerContext, sessionId: string): Session {
+  return sessionFromRow(requireSessionRow(ledger.database.db, sessionId));
+}
+
+export interface ListSessionsOptions {
+  limit?: number;
+  offset?: number;
+}
+
+export function listSessions(ledger: LedgerContext, options: ListSessionsOptions = {}): Session[] {
+  return ledger.database.db
+    .select()
+    .from(agentSessions)
+    .orderBy(desc(agentSessions.createdAt), asc(agentSessions.id))
+    .limit(options.limit ?? 100)
+    .offset(options.offset ?? 0)
+    .all()
+    .map(sessionFromRow);
+}
+
+export interface ForkOptions {
+  /**
+   * Rebuild the fork's context from raw turns instead of the compactions it inherits: complete but
+   * as expensive as the history is long, until the fork compacts on its own.
+   */
+  full?: boolean;
+  label?: string;
+  settings?: Partial<SessionSettings>;
+}
+
+export interface Fork {
+  session: Session;
+  /** The compaction whose summary the fork's context starts from (null with `full` or none yet). */
+  baseCompactionId: string | null;
+  /** The compaction of the source session that had already summarized the fork point, if any. */
+  forkPointSummarizedBy: string | null;
+}
+
+export function forkFrom(
+  ledger: LedgerContext,
+  turnId: string,
+  options: ForkOptions,
+  forkPointSummarizedBy: (turn: Turn) => string | null,
+): Fork {
+  const row = ledger.database.transaction((db) => {
+    const turn = requireTurnRow(db, turnId);
+    const source = requireSessionRow(db, turn.sessionId);
+    const settings = validateSettings(options.settings, {
+      contextWindow: source.contextWindow,
+      reserveTokens: source.reserveTokens,
+      keepRecentTokens: source.keepRecentTokens,
+    });
+    return db
+      .insert(agentSessions)
+      .values({
+        id: ledger.generateId('session'),
+        label: options.label ?? null,
+        headTurnId: turn.id,
+        parentSessionId: turn.sessionId,
+        forkedFromTurnId: turn.id,
+        rebuildFromRaw: options.full ?? false,
+        // A fork sees what its fork point saw: it inherits the source's floor, and `full` raises it.
+        ignoreCompactionsThroughDepth: options.full ? turn.depth : source.ignoreCompactionsThroughDepth,
+        createdAt: ledger.now(),
+        ...settings,
+      })
+      .returning()
+      .get();
+  });
+  const forkPoint = turnFromRow(requireTurnRow(ledger.database.db, turnId));
+  const inherited = forkPoint.turnType === 'compaction' ? forkPoint.id : latestCompactionIdOf(ledger, turnId);
+  return {
+    session: sessionFromRow(row),
+    baseCompactionId: options.full ? null : inherited,
+    forkPointSummarizedBy: forkPointSummarizedBy(forkPoint),
+  };
+}
+
+function latestCompactionIdOf(ledger: LedgerContext, turnId: string): string | null {
+  return requireTurnRow(ledger.database.db, turnId).latestCompactionId;
+}
+
+export interface SessionTree {
+  session: Session;
+  /** Turns the session itself wrote (forks share the rest with their source). */
+  ownTurns: number;
+  forks: SessionTree[];
+}
+
+/** The session and every fork below it, recursively, forks in creation order. */
+export function tree(ledger: LedgerContext, sessionId: string): SessionTree {
+  const db = ledger.database.db;
+  const root = sessionFromRow(requireSessionRow(db, sessionId));
+  const depthOf = (turnId: string | null) => (turnId ? requireTurnRow(db, turnId).depth : -1);
+  const build = (session: Session): SessionTree => {
+    // Own turns are the depths between the fork point and the head: no count over the table.
+    const ownTurns = Math.max(0, depthOf(session.headTurnId) - depthOf(session.forkedFromTurnId));
+    const forks = db
+      .select()
+      .from(agentSessions)
+      .where(eq(agentSessions.parentSessionId, session.id))
+      .orderBy(asc(agentSessions.createdAt), asc(agentSessions.id))
+      .all()
+      .map((row) => build(sessionFromRow(row)));
+    return { session, ownTurns, forks };
+  };
+  return build(root);
+}

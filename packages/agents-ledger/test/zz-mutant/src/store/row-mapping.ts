@@ -1,0 +1,59 @@
+// Converts between database rows and the domain types of @nexus/core. The only place that knows
+// both shapes.
+
+import type { ContentBlock, Session, Turn } from '@nexus/core';
+import type { AgentSessionRow, AgentTurnRow } from '@nexus/db';
+
+export function turnFromRow(row: AgentTurnRow): Turn {
+  const base = {
+    id: row.id,
+    sessionId: row.sessionId,
+    parentTurnId: row.parentTurnId,
+    depth: row.depth,
+    timestamp: row.timestamp,
+    tokenCount: row.tokenCount,
+    hasChildren: row.hasChildren,
+    metadata: (row.metadata as Record<string, unknown> | null) ?? null,
+  };
+  if (row.turnType === 'compaction') {
+    return {
+      ...base,
+      turnType: 'compaction',
+      summary: row.summary ?? '',
+      summarizedThroughTurnId: row.summarizedThroughTurnId ?? '',
+      firstKeptTurnId: row.firstKeptTurnId,
+      tokensBefore: row.tokensBefore ?? 0,
+      tokensAfter: row.tokensAfter ?? 0,
+      trigger: row.trigger ?? 'manual',
+      strategy: row.strategy ?? 'flat',
+      summarizer: row.summarizer ?? 'unknown',
+      usage: { inputTokens: row.usageInputTokens ?? 0, outputTokens: row.usageOutputTokens ?? 0 },
+    };
+  }
+  return {
+    ...base,
+    turnType: 'normal',
+    role: row.role ?? 'user',
+    content: (row.content as ContentBlock[] | null) ?? [],
+    model: row.model,
+    toolCallCount: row.toolCallCount,
+  };
+}
+
+export function sessionFromRow(row: AgentSessionRow): Session {
+  return {
+    id: row.id,
+    label: row.label,
+    headTurnId: row.headTurnId,
+    parentSessionId: row.parentSessionId,
+    forkedFromTurnId: row.forkedFromTurnId,
+    rebuildFromRaw: row.rebuildFromRaw,
+    ignoreCompactionsThroughDepth: row.ignoreCompactionsThroughDepth,
+    settings: {
+      contextWindow: row.contextWindow,
+      reserveTokens: row.reserveTokens,
+      keepRecentTokens: row.keepRecentTokens,
+    },
+    createdAt: row.createdAt,
+  };
+}

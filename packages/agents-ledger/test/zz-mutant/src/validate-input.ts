@@ -1,0 +1,101 @@
+// Checks what callers hand the ledger before anything is written, so bad input gets a clear error
+// naming the field instead of a constraint failure from the database.
+
+import { type ContentBlock, DEFAULT_SESSION_SETTINGS, InvalidInputError, type SessionSettings } from '@nexus/core';
+
+export function validateSettings(
+  partial: Partial<SessionSettings> | undefined,
+  base = DEFAULT_SESSION_SETTINGS,
+): SessionSettings {
+  const settings = { ...base, ...partial };
+  for (const [field, value] of Object.entries(settings)) {
+    if (!Number.isInteger(value) || value < 0) {
+      throw new InvalidInputError(`${field} must be a non-negative whole number of tokens, got ${String(value)}.`, field);
+    }
+  }
+  if (settings.reserveTokens >= settings.contextWindow) {
+    throw new InvalidInputError(
+      `reserveTokens (${settings.reserveTokens}) must be smaller than contextWindow (${settings.contextWindow}).`,
+      'reserveTokens',
+    );
+  }
+  if (settings.keepRecentTokens >= settings.contextWindow - settings.reserveTokens) {
+    throw new InvalidInputError(
+      `keepRecentTokens (${settings.keepRecentTokens}) must be smaller than contextWindow - reserveTokens ` +
+        `(${settings.contextWindow - settings.reserveTokens}), or compaction could never make room.`,
+      'keepRecentTokens',
+    );
+  }
+  return settings;
+}
+
+const ROLES = new Set(['user', 'assistant']);
+
+export function validateRole(role: unknown): 'user' | 'assistant' {
+  if (typeof role !== 'string' || !ROLES.has(role)) {
+    throw new InvalidInputError(`role must be "user" or "assistant", got ${JSON.stringify(role)}.`, 'role');
+  }
+  return role as 'user' | 'assistant';
+}
+
+export function validateContent(content: unknown): ContentBlock[] {
+  const blocks = typeof content === 'string' ? [{ type: 'text', text: content }] : content;
+  if (!Array.isArray(blocks) || blocks.length === 0) {
+    throw new InvalidInputError('content must be a non-empty string or a non-empty array of content blocks.', 'content');
+  }
+  for (const [index, block] of blocks.entries()) validateBlock(block, index);
+  return blocks as ContentBlock[];
+}
+
+function validateBlock(block: unknown, index: number): void {
+  const where = `content[${index}]`;
+  if (typeof block !== 'object' || block === null) throw new InvalidInputError(`${where} must be an object.`, where);
+  const record = block as Record<string, unknown>;
+  switch (record.type) {
+    case 'text':
+      if (typeof record.text !== 'string') throw new InvalidInputError(`${where}.text must be a string.`, where);
+      return;
+    case 'tool_use':
+      if (typeof record.id !== 'string' || record.id === '' || typeof record.name !== 'string' || record.name === '') {
+        throw new InvalidInputError(`${where} is a tool_use and needs a non-empty "id" and "name".`, where);
+      }
+      return;
+    case 'tool_result':
+      if (typeof record.tool_use_id !== 'string' || record.tool_use_id === '') {
+        throw new InvalidInputError(`${where} is a tool_result and needs the "tool_use_id" of the call it answers.`, where);
+      }
+      if (record.content !== undefined && typeof record.content !== 'string' && !Array.isArray(record.content)) {
+        throw new InvalidInputError(`${where}.content must be a string or an array of text blocks.`, where);
+      }
+      return;
+    default:
+      throw new InvalidInputError(
+        `${where}.type must be "text", "tool_use" or "tool_result", got ${JSON.stringify(record.type)}.`,
+        where,
+      );
+  }
+}
+
+export function validateTimestamp(timestamp: unknown): number | undefined {
+  if (timestamp === undefined) return undefined;
+  if (typeof timestamp !== 'number' || !Number.isSafeInteger(timestamp) || timestamp < 0) {
+    throw new InvalidInputError(
+      `timestamp must be milliseconds since the epoch (a whole number), got ${JSON.stringify(timestamp)}.`,
+      'timestamp',
+    );
+  }
+  return timestamp;
+}
+
+export function validateMetadata(metadata: unknown): Record<string, unknown> | undefined {
+  if (metadata === undefined || metadata === null) return undefined;
+  if (typeof metadata !== 'object' || Array.isArray(metadata)) {
+    throw new InvalidInputError('metadata must be a JSON object.', 'metadata');
+  }
+  try {
+    JSON.stringify(metadata);
+  } catch (error) {
+    throw new InvalidInputError(`metadata must be JSON-serializable: ${(error as Error).message}`, 'metadata');
+  }
+  return metadata as Record<string, unknown>;
+}
