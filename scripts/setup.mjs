@@ -11,9 +11,9 @@ import { fileURLToPath } from 'node:url';
 const PNPM_VERSION = '10.34.9';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
-const [major] = process.versions.node.split('.').map(Number);
-if (major < 20) {
-  console.error(`setup: Node ${process.versions.node} is too old; this project needs Node 20 or newer.`);
+const [major, minor] = process.versions.node.split('.').map(Number);
+if (major < 20 || (major === 20 && minor < 10)) {
+  console.error(`setup: Node ${process.versions.node} is too old; this project needs Node 20.10 or newer.`);
   process.exit(1);
 }
 

@@ -1,0 +1,109 @@
+// Entry point of `pnpm bench`: builds a history of each size, times the ledger's operations on them (interleaved across sizes), and prints the results table.
+
+import { join } from 'node:path';
+import { benchmarkAppendThroughput } from './append-throughput-benchmark.ts';
+import { parseBenchArguments, USAGE, UsageError } from './args.ts';
+import { buildContextOperations } from './build-context-benchmark.ts';
+import { type BuiltHistory, buildHistory } from './build-history.ts';
+import { forkOperations } from './fork-benchmark.ts';
+import { HISTORY_BUILDING_SIZE_INDEPENDENT, historyBuildingResults } from './history-building-benchmark.ts';
+import {
+  type InterleavedSamplingOptions,
+  latencyResults,
+  nowMilliseconds,
+  sampleInterleaved,
+  type TimedOperation,
+} from './measure.ts';
+import { reportProgress } from './progress.ts';
+import { addSizeBaselines, type BenchResult, describeMachine, formatTable, orderResults, writeJsonReport } from './report.ts';
+import { createTemporaryDirectory, removeDatabaseFiles, removeTemporaryDirectory } from './temporary-files.ts';
+
+const HISTORY_SEED = 20260101;
+/** 10 rounds of 20 calls: 200 timed calls per operation and size. */
+const LATENCY_SAMPLING: InterleavedSamplingOptions = { rounds: 10, iterationsPerRound: 20, warmupIterations: 20 };
+const WARMUP_TURNS = 1000;
+
+async function operationsOn(history: BuiltHistory): Promise<TimedOperation[]> {
+  return [...buildContextOperations(history), ...(await forkOperations(history))];
+}
+
+/** Runs every measured code path on a small throwaway history, so the first size is not timed cold. */
+async function warmUp(directory: string): Promise<void> {
+  reportProgress(`warm-up on ${WARMUP_TURNS} turns (not reported)`);
+  const path = join(directory, 'warm-up.sqlite');
+  const history = await buildHistory({ path, turns: WARMUP_TURNS, seed: HISTORY_SEED + 1, quiet: true });
+  try {
+    await sampleInterleaved(await operationsOn(history), { ...LATENCY_SAMPLING, rounds: 2 });
+  } finally {
+    history.ledger.close();
+    removeDatabaseFiles(path);
+  }
+}
+
+async function main(): Promise<void> {
+  const options = parseBenchArguments(process.argv.slice(2));
+  if (options.help) {
+    process.stdout.write(USAGE);
+    return;
+  }
+  const machine = describeMachine();
+  const started = nowMilliseconds();
+  reportProgress(
+    `node ${machine.node}, ${machine.cpus.count} × ${machine.cpus.model}, ${machine.totalMemGiB} GiB; ` +
+      `sizes ${options.sizes.join(', ')}${options.quick ? ' (quick)' : ''}`,
+  );
+  const results: BenchResult[] = [];
+  const sizeIndependentNames = new Set(HISTORY_BUILDING_SIZE_INDEPENDENT);
+  const directory = createTemporaryDirectory();
+  const histories: BuiltHistory[] = [];
+  try {
+    await warmUp(directory);
+    for (const size of options.sizes) {
+      reportProgress(`building a history of ${size.toLocaleString('en-US')} turns`);
+      const history = await buildHistory({ path: join(directory, `history-${size}.sqlite`), turns: size, seed: HISTORY_SEED });
+      histories.push(history);
+      results.push(...historyBuildingResults(history));
+    }
+    // Every history stays open so the latency rounds can alternate between sizes.
+    reportProgress(`buildContext and forkFrom latency, ${LATENCY_SAMPLING.rounds} rounds across sizes`);
+    const operations: TimedOperation[] = [];
+    for (const history of histories) operations.push(...(await operationsOn(history)));
+    const latencies = latencyResults(await sampleInterleaved(operations, LATENCY_SAMPLING));
+    for (const result of latencies) sizeIndependentNames.add(result.name);
+    results.push(...latencies);
+    for (const history of histories.splice(0)) {
+      history.ledger.close();
+      removeDatabaseFiles(history.path);
+    }
+    reportProgress('append throughput, ledger against raw better-sqlite3');
+    results.push(
+      ...(await benchmarkAppendThroughput({
+        directory,
+        rounds: options.quick ? 3 : 6,
+        singleTurnsPerRound: options.quick ? 500 : 1000,
+        batchesPerRound: options.quick ? 3 : 5,
+      })),
+    );
+  } finally {
+    for (const history of histories) history.ledger.close();
+    removeTemporaryDirectory(directory);
+  }
+  addSizeBaselines(results, sizeIndependentNames);
+  const ordered = orderResults(results);
+  process.stdout.write(`${formatTable(ordered)}\n`);
+  if (options.jsonPath) {
+    writeJsonReport(options.jsonPath, machine, ordered);
+    reportProgress(`wrote ${options.jsonPath}`);
+  }
+  reportProgress(`done in ${((nowMilliseconds() - started) / 1000).toFixed(1)} s`);
+}
+
+main().catch((error: unknown) => {
+  if (error instanceof UsageError) {
+    process.stderr.write(`${error.message}\n\n${USAGE}`);
+    process.exitCode = 2;
+    return;
+  }
+  process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exitCode = 1;
+});
