@@ -11,8 +11,9 @@ const ALLOWED: Record<string, string[]> = {
   core: [],
   db: ['core'],
   summarizers: ['core'],
+  'events-ledger': ['core', 'db'],
   'agents-ledger': ['core', 'db', 'summarizers'],
-  cli: ['core', 'db', 'summarizers', 'agents-ledger'],
+  cli: ['core', 'db', 'summarizers', 'agents-ledger', 'events-ledger'],
 };
 
 function packageFolders(): Array<{ name: string; folder: string }> {

@@ -33,7 +33,7 @@ import {
   tree,
 } from './sessions.ts';
 import { requireTurnRow } from './store/chain.ts';
-import { turnFromRow } from './store/row-mapping.ts';
+import { turnsWithEventLinks } from './store/event-links.ts';
 
 export interface AgentsLedgerOptions {
   database: LedgerDatabase;
@@ -92,7 +92,9 @@ export function createAgentsLedger(options: AgentsLedgerOptions): AgentsLedger {
     listSessions: guarded(async (listOptions) => listSessions(ledger, listOptions)),
     appendTurn: guarded(async (sessionId, input) => appendTurns(ledger, sessionId, [input])[0] as NormalTurn),
     appendTurns: guarded(async (sessionId, inputs) => appendTurns(ledger, sessionId, inputs)),
-    getTurn: guarded(async (turnId) => turnFromRow(requireTurnRow(ledger.database.db, turnId))),
+    getTurn: guarded(
+      async (turnId) => turnsWithEventLinks(ledger.database.db, [requireTurnRow(ledger.database.db, turnId)])[0] as Turn,
+    ),
     buildContext: guarded(async (turnId, contextOptions) => buildContext(ledger, turnId, contextOptions)),
     getFullHistory: (turnId) => guardedIteration(getFullHistory(ledger, turnId)),
     getSummarizedTurns: guarded(async (compactionTurnId) => getSummarizedTurns(ledger, compactionTurnId)),

@@ -13,8 +13,9 @@ import {
 import { type AgentTurnRow, type LedgerDrizzle, type NewAgentTurnRow, turnWrites } from '@nexus/db';
 import type { LedgerContext } from './ledger-context.ts';
 import { requireSessionRow, requireTurnRow } from './store/chain.ts';
+import { linkEvents, requireEvents } from './store/event-links.ts';
 import { turnFromRow } from './store/row-mapping.ts';
-import { validateContent, validateMetadata, validateRole, validateTimestamp } from './validate-input.ts';
+import { validateContent, validateEventIds, validateMetadata, validateRole, validateTimestamp } from './validate-input.ts';
 
 export interface AppendTurnInput {
   role: Role;
@@ -28,6 +29,8 @@ export interface AppendTurnInput {
   /** Milliseconds since the epoch; defaults to the ledger's clock. */
   timestamp?: number;
   metadata?: Record<string, unknown>;
+  /** Events this turn cites (ids from the events ledger); each must exist. */
+  eventIds?: string[];
 }
 
 export function appendTurns(ledger: LedgerContext, sessionId: string, inputs: readonly AppendTurnInput[]): NormalTurn[] {
@@ -38,12 +41,13 @@ export function appendTurns(ledger: LedgerContext, sessionId: string, inputs: re
     content: validateContent(input.content),
     timestamp: validateTimestamp(input.timestamp),
     metadata: validateMetadata(input.metadata),
+    eventIds: validateEventIds(input.eventIds),
   }));
   const rows = ledger.database.transaction((db) => {
     const session = requireSessionRow(db, sessionId);
     let head = session.headTurnId ? requireTurnRow(db, session.headTurnId) : null;
-    const written: AgentTurnRow[] = [];
-    for (const { input, role, content, timestamp, metadata } of prepared) {
+    const written: Array<{ row: AgentTurnRow; eventIds: string[] }> = [];
+    for (const { input, role, content, timestamp, metadata, eventIds } of prepared) {
       if (input.expectedHeadTurnId !== undefined && input.expectedHeadTurnId !== (head?.id ?? null)) {
         throw new HeadConflictError(sessionId, input.expectedHeadTurnId, head?.id ?? null);
       }
@@ -59,12 +63,14 @@ export function appendTurns(ledger: LedgerContext, sessionId: string, inputs: re
         metadata: metadata ?? null,
         turnType: 'normal',
       });
-      written.push(row);
+      requireEvents(db, eventIds);
+      linkEvents(db, row.id, eventIds);
+      written.push({ row, eventIds });
       head = row;
     }
     return written;
   });
-  return rows.map((row) => turnFromRow(row) as NormalTurn);
+  return rows.map(({ row, eventIds }) => turnFromRow(row, eventIds) as NormalTurn);
 }
 
 type TurnFields = { id?: string } & Omit<

@@ -14,6 +14,7 @@ import {
   requireSessionRow,
   requireTurnRow,
 } from './store/chain.ts';
+import { eventIdsByTurn } from './store/event-links.ts';
 import { turnFromRow } from './store/row-mapping.ts';
 import { renderSummaryBlock } from './summary-block.ts';
 
@@ -36,6 +37,8 @@ export interface BuiltContext {
   compactionTurnId: string | null;
   includedTurnIds: string[];
   droppedTurnIds: string[];
+  /** For included turns that cite events of the events ledger: turn id → event ids. */
+  citedEvents: Record<string, string[]>;
   summaryTruncated: boolean;
 }
 
@@ -57,7 +60,8 @@ export function buildContext(ledger: LedgerContext, turnId: string, options: Bui
     budgetTokens: options.budgetTokens,
     tokenCounter: ledger.tokenCounter,
   });
-  return { ...assembled, compactionTurnId: compaction?.id ?? null };
+  const citedEvents = Object.fromEntries(eventIdsByTurn(db, assembled.includedTurnIds));
+  return { ...assembled, compactionTurnId: compaction?.id ?? null, citedEvents };
 }
 
 /**

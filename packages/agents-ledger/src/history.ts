@@ -7,6 +7,7 @@ import { type AgentTurnRow, agentTurns, type LedgerDrizzle } from '@nexus/db';
 import { and, asc, eq, gt, gte, lte } from 'drizzle-orm';
 import type { LedgerContext } from './ledger-context.ts';
 import { chainSegments, clipSegments, isOnChain, readChainRange, requireSessionRow, requireTurnRow } from './store/chain.ts';
+import { turnsWithEventLinks } from './store/event-links.ts';
 import { turnFromRow } from './store/row-mapping.ts';
 
 /** Every turn from the root to `turnId`, compactions included, oldest first, a page at a time. */
@@ -14,7 +15,7 @@ export async function* getFullHistory(ledger: LedgerContext, turnId: string, pag
   const db = ledger.database.db;
   const segments = chainSegments(db, requireTurnRow(db, turnId));
   for (const page of readChainRange(db, segments, pageSize)) {
-    for (const row of page) yield turnFromRow(row);
+    for (const turn of turnsWithEventLinks(db, page)) yield turn;
   }
 }
 
@@ -37,7 +38,7 @@ export function getSummarizedTurns(ledger: LedgerContext, compactionTurnId: stri
     rows.push(requireTurnRow(db, compaction.previousCompactionId));
     rows.sort((left, right) => left.depth - right.depth);
   }
-  return rows.map(turnFromRow);
+  return turnsWithEventLinks(db, rows);
 }
 
 /** The newest compaction at or above `turnId` in its chain: the one its context starts from. */

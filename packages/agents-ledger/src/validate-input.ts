@@ -102,3 +102,11 @@ export function validateMetadata(metadata: unknown): Record<string, unknown> | u
   }
   return metadata as Record<string, unknown>;
 }
+
+export function validateEventIds(eventIds: unknown): string[] {
+  if (eventIds === undefined || eventIds === null) return [];
+  if (!Array.isArray(eventIds) || eventIds.some((id) => typeof id !== 'string' || id === '')) {
+    throw new InvalidInputError('eventIds must be an array of event ids (strings).', 'eventIds');
+  }
+  return [...new Set(eventIds as string[])];
+}

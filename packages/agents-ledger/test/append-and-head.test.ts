@@ -70,6 +70,7 @@ describe('appendTurn', () => {
       content: [{ type: 'text', text: 'Hello ledger.' }],
       model: 'claude-test',
       toolCallCount: 0,
+      eventIds: [],
     });
     expect((await ledger.getSession(session.id)).headTurnId).toBe(turn.id);
     expect(await ledger.getTurn(turn.id)).toEqual(turn);

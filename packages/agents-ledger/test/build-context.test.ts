@@ -397,5 +397,6 @@ function normalTurn(id: string, role: 'user' | 'assistant', content: ContentBloc
     content,
     model: null,
     toolCallCount: 0,
+    eventIds: [],
   };
 }

@@ -139,9 +139,12 @@ interface SessionModel {
   id: string;
   line: string[];
   parentSessionId: string | null;
-  /** Depth of the fork point, -1 for a root session. */
-  forkDepth: number;
   full: boolean;
+  /**
+   * Compactions at or above this depth are ignored by the session: a `full` fork ignores those up
+   * to its fork point, and a fork inherits what the session of its fork point ignored. -1: none.
+   */
+  floor: number;
 }
 
 interface Snapshot {
@@ -189,28 +192,12 @@ class Model {
     return pending;
   }
 
-  /**
-   * True when the view session descends from a full fork without being one itself: which
-   * compactions such a view should honour is not settled (see fork.test.ts), so the checks that
-   * depend on it are skipped there.
-   */
-  ambiguousView(view: SessionModel): boolean {
-    if (view.full) return false;
-    let parent = view.parentSessionId ? this.byId(view.parentSessionId) : null;
-    while (parent) {
-      if (parent.full) return true;
-      parent = parent.parentSessionId ? this.byId(parent.parentSessionId) : null;
-    }
-    return false;
-  }
-
   /** Index in `line` of the compaction a context at `line[index]` starts from, seen from `view`. */
   effectiveCompactionIndex(line: readonly string[], index: number, view: SessionModel, full: boolean): number {
     if (full) return -1;
     for (let position = index; position >= 0; position -= 1) {
       if (this.info.get(line[position] as string)?.kind === 'compaction') {
-        if (view.full && position <= view.forkDepth) return -1;
-        return position;
+        return position <= view.floor ? -1 : position;
       }
     }
     return -1;
@@ -321,20 +308,28 @@ class Model {
     for (const sessionId of new Set([owner, source.id])) {
       this.snapshots.push({ sessionId, taken: await this.snapshot(sessionId) });
     }
+    const ownerModel = this.byId(owner);
     const fork = await this.ledger.forkFrom(turnId, { full });
     const created: Session = fork.session;
     expect(created.headTurnId).toBe(turnId);
     expect(created.forkedFromTurnId).toBe(turnId);
     expect(created.parentSessionId).toBe(owner);
     expect(created.rebuildFromRaw).toBe(full);
-    if (full) expect(fork.baseCompactionId).toBeNull();
-    this.sessions.push({
+    const model: SessionModel = {
       id: created.id,
       line: source.line.slice(0, index + 1),
       parentSessionId: owner,
-      forkDepth: index,
       full,
-    });
+      floor: full ? index : ownerModel.floor,
+    };
+    this.sessions.push(model);
+    const base = this.effectiveCompactionIndex(model.line, index, model, false);
+    expect(fork.baseCompactionId).toBe(base < 0 ? null : model.line[base]);
+    if (full) expect(fork.baseCompactionId).toBeNull();
+    // A plain fork starts from the very context its fork point had in its own session.
+    if (!full) {
+      expect(await this.ledger.buildContext(turnId, { sessionId: created.id })).toEqual(await this.ledger.buildContext(turnId));
+    }
     // Forking itself wrote no turn and moved no head.
     await this.verifySnapshots();
   }
@@ -372,7 +367,6 @@ class Model {
     expect(apiShapeProblems(context.messages, this.pendingAt(line, index))).toEqual([]);
 
     // Included turns are the newest of the candidates, dropped ones the oldest, nothing else.
-    if (this.ambiguousView(view)) return;
     const compactionIndex = this.effectiveCompactionIndex(line, index, view, op.full);
     expect(context.compactionTurnId).toBe(compactionIndex < 0 ? null : line[compactionIndex]);
     const start = compactionIndex < 0 ? 0 : this.rawStart(line, compactionIndex);
@@ -536,20 +530,20 @@ async function checkFinalInvariants(model: Model, finalBudgets: readonly (number
         const found = await ledger.findCompactionThatSummarized(id, { sessionId: session.id });
         expect(found?.id, `findCompactionThatSummarized(${id})`).toBe(owners.get(id));
       }
-      if (!model.ambiguousView(session) && !session.full) {
-        for (const id of session.line.slice(throughIndex + 1)) {
-          if (model.info.get(id)?.kind !== 'normal') continue;
-          expect(await ledger.findCompactionThatSummarized(id, { sessionId: session.id })).toBeNull();
-        }
+      for (const id of session.line.slice(throughIndex + 1)) {
+        if (model.info.get(id)?.kind !== 'normal') continue;
+        expect(await ledger.findCompactionThatSummarized(id, { sessionId: session.id }), id).toBeNull();
+      }
+    } else {
+      // No compaction applies: no turn of the line counts as summarized for this session.
+      for (const id of session.line) {
+        if (model.info.get(id)?.kind !== 'normal') continue;
+        expect(await ledger.findCompactionThatSummarized(id, { sessionId: session.id }), id).toBeNull();
       }
     }
-    if (!model.ambiguousView(session)) {
-      // Every compaction the session's view honours is on the chain.
-      const honoured = session.line.filter(
-        (id, depth) => model.info.get(id)?.kind === 'compaction' && (!session.full || depth > session.forkDepth),
-      );
-      expect([...chain].reverse()).toEqual(honoured);
-    }
+    // Every compaction the session's view honours is on the chain, and no other.
+    const honoured = session.line.filter((id, depth) => model.info.get(id)?.kind === 'compaction' && depth > session.floor);
+    expect([...chain].reverse()).toEqual(honoured);
 
     // Context at the head, at several budgets.
     for (const budget of finalBudgets) {
@@ -580,7 +574,7 @@ describe('ledger invariants over random command sequences', () => {
           const keepRecentTokens = Math.floor(contextWindow / 4);
           const root = await temp.ledger.createSession({ settings: { contextWindow, reserveTokens, keepRecentTokens } });
           const model = new Model(temp.ledger);
-          model.sessions.push({ id: root.id, line: [], parentSessionId: null, forkDepth: -1, full: false });
+          model.sessions.push({ id: root.id, line: [], parentSessionId: null, full: false, floor: -1 });
           await run(model, ops);
           await checkFinalInvariants(model, finalBudgets);
           compactions += model.compactions;

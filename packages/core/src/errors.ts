@@ -31,6 +31,24 @@ export class SessionNotFoundError extends LedgerError {
   }
 }
 
+export class EventNotFoundError extends LedgerError {
+  constructor(readonly eventId: string) {
+    super('EVENT_NOT_FOUND', `No event with id "${eventId}". \`nexus events list --channel C\` lists a channel's events.`);
+  }
+}
+
+export class PayloadTooLargeError extends LedgerError {
+  constructor(
+    readonly bytes: number,
+    readonly limit: number,
+  ) {
+    super(
+      'PAYLOAD_TOO_LARGE',
+      `An event payload of ${bytes} bytes is over the limit of ${limit} bytes; store large bodies elsewhere and put a reference in the payload.`,
+    );
+  }
+}
+
 export class HeadConflictError extends LedgerError {
   constructor(
     readonly sessionId: string,

@@ -7,8 +7,8 @@ const ALPHABET = '0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ
 // 62^12 ≈ 3e21: a collision among a billion ids has odds of about 1 in 6,000,000.
 const randomPart = customAlphabet(ALPHABET, 12);
 
-export type IdKind = 'turn' | 'session';
-const PREFIX: Record<IdKind, string> = { turn: 't_', session: 's_' };
+export type IdKind = 'turn' | 'session' | 'event';
+const PREFIX: Record<IdKind, string> = { turn: 't_', session: 's_', event: 'e_' };
 
 export type IdGenerator = (kind: IdKind) => string;
 
@@ -16,7 +16,7 @@ export const generateId: IdGenerator = (kind) => PREFIX[kind] + randomPart();
 
 /** Deterministic ids for tests and reproducible imports: t_000001, t_000002, ... */
 export function sequentialIds(): IdGenerator {
-  const counters: Record<IdKind, number> = { turn: 0, session: 0 };
+  const counters: Record<IdKind, number> = { turn: 0, session: 0, event: 0 };
   return (kind) => {
     counters[kind] += 1;
     return PREFIX[kind] + String(counters[kind]).padStart(6, '0');

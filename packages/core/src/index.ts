@@ -3,16 +3,19 @@ export { contentText, toContentBlocks, toolResultIds, toolUseIds } from './conte
 export {
   CompactionWouldNotShrinkError,
   EmptySessionError,
+  EventNotFoundError,
   HeadConflictError,
   InvalidInputError,
   LedgerError,
   MessageTooLargeError,
   NothingToCompactError,
+  PayloadTooLargeError,
   SessionNotFoundError,
   StorageError,
   SummarizerError,
   TurnNotFoundError,
 } from './errors.ts';
+export type { LedgerEvent } from './event.ts';
 export type { IdGenerator, IdKind } from './ids.ts';
 export { generateId, sequentialIds } from './ids.ts';
 export type { Session, SessionSettings } from './session.ts';

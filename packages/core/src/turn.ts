@@ -28,6 +28,8 @@ export interface NormalTurn extends TurnBase {
   model: string | null;
   /** How many tool_use blocks this turn holds. */
   toolCallCount: number;
+  /** Events of the events ledger this turn cites (the inbound message it answers, say). */
+  eventIds: string[];
 }
 
 export interface CompactionTurn extends TurnBase {

@@ -2,7 +2,7 @@
 // from this file by drizzle-kit (`pnpm db:generate`); never edit a generated migration by hand.
 
 import { sql } from 'drizzle-orm';
-import { type AnySQLiteColumn, check, index, integer, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+import { type AnySQLiteColumn, check, index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 
 export const agentSessions = sqliteTable(
   'agent_sessions',
@@ -84,6 +84,51 @@ export const agentTurns = sqliteTable(
     check('no_self_parent', sql`${table.parentTurnId} IS NULL OR ${table.parentTurnId} <> ${table.id}`),
   ],
 );
+
+/**
+ * The events ledger: what arrived from outside. Rows are never updated or deleted — triggers in
+ * migration 0002 refuse both — and each carries the hash of the previous event of its channel.
+ */
+export const events = sqliteTable(
+  'events',
+  {
+    id: text('id').primaryKey(),
+    channel: text('channel').notNull(),
+    externalId: text('external_id').notNull(),
+    author: text('author'),
+    kind: text('kind').notNull(),
+    /** Canonical JSON (keys sorted), exactly the bytes the hash covers. */
+    payload: text('payload').notNull(),
+    occurredAt: integer('occurred_at').notNull(),
+    receivedAt: integer('received_at').notNull(),
+    /** 1, 2, 3, … within the channel, without gaps. */
+    seq: integer('seq').notNull(),
+    prevHash: text('prev_hash'),
+    hash: text('hash').notNull(),
+  },
+  (table) => [
+    uniqueIndex('idx_events_channel_external').on(table.channel, table.externalId),
+    uniqueIndex('idx_events_channel_seq').on(table.channel, table.seq),
+    index('idx_events_channel_occurred').on(table.channel, table.occurredAt),
+    check('seq_positive', sql`${table.seq} >= 1`),
+  ],
+);
+
+/** Which events a turn cites (the inbound message it answers, say); written with the turn. */
+export const turnEvents = sqliteTable(
+  'turn_events',
+  {
+    turnId: text('turn_id')
+      .notNull()
+      .references(() => agentTurns.id),
+    eventId: text('event_id')
+      .notNull()
+      .references(() => events.id),
+  },
+  (table) => [primaryKey({ columns: [table.turnId, table.eventId] }), index('idx_turn_events_event').on(table.eventId)],
+);
+
+export type EventRow = typeof events.$inferSelect;
 
 export type AgentSessionRow = typeof agentSessions.$inferSelect;
 export type AgentTurnRow = typeof agentTurns.$inferSelect;

@@ -4,7 +4,8 @@
 import type { ContentBlock, Session, Turn } from '@nexus/core';
 import type { AgentSessionRow, AgentTurnRow } from '@nexus/db';
 
-export function turnFromRow(row: AgentTurnRow): Turn {
+/** `eventIds` comes from turn_events; readers that show links pass it (see store/event-links.ts). */
+export function turnFromRow(row: AgentTurnRow, eventIds: string[] = []): Turn {
   const base = {
     id: row.id,
     sessionId: row.sessionId,
@@ -37,6 +38,7 @@ export function turnFromRow(row: AgentTurnRow): Turn {
     content: (row.content as ContentBlock[] | null) ?? [],
     model: row.model,
     toolCallCount: row.toolCallCount,
+    eventIds,
   };
 }
 

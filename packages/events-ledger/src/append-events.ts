@@ -1,0 +1,69 @@
+// Appending events. One IMMEDIATE transaction per call, so a batch is all written or none of it,
+// and two processes appending to one channel take turns: seq stays gapless and the chain intact.
+// Re-delivery of a (channel, externalId) already stored returns the stored event and writes nothing.
+
+import type { IdGenerator, LedgerEvent } from '@nexus/core';
+import { type EventRow, eventStatements, type LedgerDatabase } from '@nexus/db';
+import { eventHash } from './event-hash.ts';
+import { eventFromRow } from './event-mapping.ts';
+import { type ValidatedEvent, validateEventInput } from './validate-event.ts';
+
+export interface AppendedEvent {
+  event: LedgerEvent;
+  /** True when the event was already stored: nothing was written for it. */
+  duplicate: boolean;
+}
+
+export interface AppendContext {
+  database: LedgerDatabase;
+  now: () => number;
+  generateId: IdGenerator;
+}
+
+export function appendEvents(context: AppendContext, inputs: readonly unknown[]): AppendedEvent[] {
+  // Every input is checked before the transaction opens: one bad event refuses the whole call.
+  const validated = inputs.map(validateEventInput);
+  const statements = eventStatements(context.database);
+  return context.database.transaction(() => {
+    const receivedAt = context.now();
+    const heads = new Map<string, { seq: number; hash: string } | null>();
+    return validated.map((input) => {
+      const stored = statements.findByExternalId(input.channel, input.externalId);
+      if (stored) return { event: eventFromRow(stored), duplicate: true };
+      const row = nextRow(context, input, receivedAt, channelHead(heads, input.channel, statements));
+      statements.insertEvent(row);
+      heads.set(input.channel, { seq: row.seq, hash: row.hash });
+      return { event: eventFromRow(row), duplicate: false };
+    });
+  });
+}
+
+function channelHead(
+  heads: Map<string, { seq: number; hash: string } | null>,
+  channel: string,
+  statements: ReturnType<typeof eventStatements>,
+): { seq: number; hash: string } | null {
+  if (!heads.has(channel)) heads.set(channel, statements.lastOfChannel(channel) ?? null);
+  return heads.get(channel) ?? null;
+}
+
+function nextRow(
+  context: AppendContext,
+  input: ValidatedEvent,
+  receivedAt: number,
+  head: { seq: number; hash: string } | null,
+): EventRow {
+  const fields = {
+    id: context.generateId('event'),
+    channel: input.channel,
+    externalId: input.externalId,
+    author: input.author,
+    kind: input.kind,
+    payload: input.payload,
+    occurredAt: input.occurredAt ?? receivedAt,
+    receivedAt,
+    seq: (head?.seq ?? 0) + 1,
+    prevHash: head?.hash ?? null,
+  };
+  return { ...fields, hash: eventHash(fields) };
+}

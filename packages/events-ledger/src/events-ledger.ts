@@ -1,0 +1,59 @@
+// The events ledger's public face: append (idempotent, batched), get, list/range, verify, and the
+// turns that cite an event. Shares the database file with the agents ledger.
+
+import { generateId as defaultGenerateId, type IdGenerator, type LedgerEvent } from '@nexus/core';
+import { fromDriverError, type LedgerDatabase, openDatabase } from '@nexus/db';
+import { type AppendedEvent, appendEvents } from './append-events.ts';
+import { type EventPage, getEvent, listEvents, type RangeOptions, rangeEvents, turnsCiting } from './read-events.ts';
+import type { AppendEventInput } from './validate-event.ts';
+import { type VerifyResult, verifyChains } from './verify-chain.ts';
+
+export interface EventsLedgerOptions {
+  database: LedgerDatabase;
+  now?: () => number;
+  generateId?: IdGenerator;
+}
+
+export interface EventsLedger {
+  readonly database: LedgerDatabase;
+  /** Appends one event; a re-delivered (channel, externalId) returns the stored one. */
+  append(input: AppendEventInput): Promise<AppendedEvent>;
+  /** Appends a batch in one transaction: all of it, or none (a bad item refuses the batch). */
+  appendBatch(inputs: readonly AppendEventInput[]): Promise<AppendedEvent[]>;
+  get(eventId: string): Promise<LedgerEvent>;
+  list(options: RangeOptions & { afterSeq?: number }): Promise<EventPage>;
+  range(options: RangeOptions): AsyncGenerator<LedgerEvent>;
+  verify(options?: { channel?: string }): Promise<VerifyResult>;
+  turnsCiting(eventId: string): Promise<string[]>;
+  close(): void;
+}
+
+export function createEventsLedger(options: EventsLedgerOptions): EventsLedger {
+  const context = {
+    database: options.database,
+    now: options.now ?? Date.now,
+    generateId: options.generateId ?? defaultGenerateId,
+  };
+  const guard = async <T>(work: () => T): Promise<T> => {
+    try {
+      return work();
+    } catch (error) {
+      throw fromDriverError(error);
+    }
+  };
+  return {
+    database: options.database,
+    append: (input) => guard(() => appendEvents(context, [input])[0] as AppendedEvent),
+    appendBatch: (inputs) => guard(() => appendEvents(context, inputs)),
+    get: (eventId) => guard(() => getEvent(options.database, eventId)),
+    list: (listOptions) => guard(() => listEvents(options.database, listOptions)),
+    range: (rangeOptions) => rangeEvents(options.database, rangeOptions),
+    verify: (verifyOptions) => guard(() => verifyChains(options.database, verifyOptions)),
+    turnsCiting: (eventId) => guard(() => turnsCiting(options.database, eventId)),
+    close: () => options.database.close(),
+  };
+}
+
+export function openEventsLedger(path: string, options: Omit<EventsLedgerOptions, 'database'> = {}): EventsLedger {
+  return createEventsLedger({ ...options, database: openDatabase({ path }) });
+}
