@@ -2,6 +2,7 @@
 // the runner prints it as JSON with --json, or calls the command's own text renderer.
 
 import type { AgentsLedger } from '@nexus/agents-ledger';
+import type { EventsLedger } from '@nexus/events-ledger';
 
 export interface OptionSpec {
   type: 'string' | 'boolean';
@@ -20,6 +21,8 @@ export interface CommandIo {
   /** Writes to stdout as is, in either mode: for commands that stream their JSON. */
   write(text: string): void;
   json: boolean;
+  /** Exit with this code after the output is written (a partial success, a failed check). */
+  setExitCode(code: number): void;
   stdin: NodeJS.ReadableStream;
 }
 
@@ -32,6 +35,8 @@ export interface CommandInput {
   io: CommandIo;
   /** Opens the ledger at --db (created and migrated if missing). */
   openLedger(): AgentsLedger;
+  /** The events ledger in the same file. */
+  openEventsLedger(): EventsLedger;
   dbPath: string;
   /** True when --db was given on the command line (not defaulted, not from $NEXUS_DB). */
   dbPathGiven: boolean;

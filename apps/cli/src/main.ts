@@ -3,6 +3,8 @@
 
 import { type AgentsLedger, openAgentsLedger } from '@nexus/agents-ledger';
 import { LedgerError } from '@nexus/core';
+import { openDatabase } from '@nexus/db';
+import { createEventsLedger, type EventsLedger } from '@nexus/events-ledger';
 import { commandHelp, findCommand, generalHelp, parseCommandArguments, requirePositionals, UsageError } from './arguments.ts';
 import { ALREADY_WRITTEN, type CommandIo } from './command.ts';
 import { COMMANDS } from './commands/index.ts';
@@ -41,6 +43,8 @@ export async function main(argv: string[], io: MainIo = processIo): Promise<numb
   }
   const { command, rest } = found;
   let ledger: AgentsLedger | null = null;
+  let events: EventsLedger | null = null;
+  let exitCode = 0;
   try {
     const { positionals, options } = parseCommandArguments(command, rest);
     if (options.help) {
@@ -58,6 +62,9 @@ export async function main(argv: string[], io: MainIo = processIo): Promise<numb
         if (io.stderrIsTerminal) io.stderr(`\r${line}`);
       },
       write: (text) => io.stdout(text),
+      setExitCode: (code) => {
+        exitCode = code;
+      },
       json,
       stdin: io.stdin,
     };
@@ -71,13 +78,18 @@ export async function main(argv: string[], io: MainIo = processIo): Promise<numb
         ledger ??= openAgentsLedger(dbPath);
         return ledger;
       },
+      openEventsLedger: () => {
+        events ??= createEventsLedger({ database: openDatabase({ path: dbPath }) });
+        return events;
+      },
     });
     if (json && result !== ALREADY_WRITTEN) io.stdout(`${JSON.stringify(result, null, 2)}\n`);
-    return 0;
+    return exitCode;
   } catch (error) {
     return fail(io, wantsJson, error);
   } finally {
     (ledger as AgentsLedger | null)?.close();
+    (events as EventsLedger | null)?.close();
   }
 }
 

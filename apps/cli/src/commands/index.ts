@@ -3,6 +3,7 @@
 import type { Command } from '../command.ts';
 import { compactCommand, forkCommand } from './compaction.ts';
 import { demo } from './demo.ts';
+import { eventsAppend, eventsIngest, eventsList, eventsVerify } from './events.ts';
 import { importCommand } from './import.ts';
 import { context, history, treeCommand } from './reading.ts';
 import { sessionCreate, sessionList, sessionShow } from './session.ts';
@@ -19,5 +20,9 @@ export const COMMANDS: Command[] = [
   forkCommand,
   treeCommand,
   importCommand,
+  eventsAppend,
+  eventsIngest,
+  eventsList,
+  eventsVerify,
   demo,
 ];

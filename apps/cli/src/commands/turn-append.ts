@@ -20,6 +20,7 @@ export const turnAppend: Command = {
     },
     'expect-head': { type: 'string', description: 'fail unless the head is this turn (compare-and-set)', valueName: 'TURN' },
     model: { type: 'string', description: 'model that produced the turn', valueName: 'NAME' },
+    event: { type: 'string', multiple: true, description: 'an event this turn cites (repeatable)', valueName: 'EVENT_ID' },
   },
   details: 'Content in a file may be a string or Anthropic content blocks (text, tool_use, tool_result).',
   async run({ positionals, options, io, openLedger }) {
@@ -36,6 +37,8 @@ export const turnAppend: Command = {
       throw new UsageError('give the turn with --text TEXT or --file FILE.');
     }
     if (expectedHeadTurnId !== undefined && inputs[0]) inputs[0] = { ...inputs[0], expectedHeadTurnId };
+    const cited = Array.isArray(options.event) ? options.event : [];
+    if (cited.length > 0) inputs = inputs.map((input) => ({ ...input, eventIds: [...(input.eventIds ?? []), ...cited] }));
     const turns = await openLedger().appendTurns(sessionId, inputs);
     for (const turn of turns) io.print(`appended ${turn.id} (${turn.role}, ${turn.tokenCount} tokens)`);
     return turns.length === 1 ? turns[0] : turns;
