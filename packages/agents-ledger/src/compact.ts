@@ -18,6 +18,7 @@ import type { LedgerContext } from './ledger-context.ts';
 import { chainSegments, clipSegments, readChainRange, requireSessionRow, requireTurnRow } from './store/chain.ts';
 import { sessionFromRow, turnFromRow } from './store/row-mapping.ts';
 import { renderSummaryBlock } from './summary-block.ts';
+import { validateTimestamp } from './validate-input.ts';
 
 export interface CompactOptions {
   trigger?: CompactionTrigger;
@@ -59,6 +60,7 @@ export function contextUsage(ledger: LedgerContext, sessionId: string): ContextU
 
 export async function compact(ledger: LedgerContext, sessionId: string, options: CompactOptions = {}): Promise<CompactionTurn> {
   const db = ledger.database.db;
+  const timestamp = validateTimestamp(options.timestamp);
   const session = requireSessionRow(db, sessionId);
   if (!session.headTurnId) throw new EmptySessionError(sessionId);
   const strategyName = options.strategy ?? ledger.defaultStrategy;
@@ -124,7 +126,7 @@ export async function compact(ledger: LedgerContext, sessionId: string, options:
       role: null,
       content: null,
       tokenCount,
-      timestamp: options.timestamp ?? ledger.now(),
+      timestamp: timestamp ?? ledger.now(),
       summary: plan.summary,
       summarizedThroughTurnId: through.id,
       firstKeptTurnId: plan.firstKeptTurnId,

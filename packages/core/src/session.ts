@@ -24,12 +24,12 @@ export interface Session {
   /** The session this one was forked from, and the turn it was forked at. */
   parentSessionId: string | null;
   forkedFromTurnId: string | null;
-  /**
-   * A fork made with `{ full: true }` ignores the compactions it inherited: its context is
-   * rebuilt from raw turns until it compacts on its own.
-   */
+  /** True when this session was forked with `{ full: true }` (a record; the floor below acts). */
   rebuildFromRaw: boolean;
-  /** Compactions at or above this depth are ignored by this session (a `full` fork and its forks). */
+  /**
+   * Compactions at depth ≤ this are ignored by this session, so its context is rebuilt from raw
+   * turns until it compacts on its own: set by a `full` fork and inherited by forks of it.
+   */
   ignoreCompactionsThroughDepth: number | null;
   settings: SessionSettings;
   createdAt: number;

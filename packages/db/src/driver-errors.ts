@@ -11,13 +11,14 @@ export class DatabaseBusyError extends StorageError {
 export function fromDriverError(error: unknown): unknown {
   if (!(error instanceof Error) || error.name !== 'SqliteError') return error;
   const code = (error as Error & { code?: string }).code ?? 'SQLITE_ERROR';
-  if (code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED') {
+  // Extended codes (SQLITE_BUSY_SNAPSHOT, SQLITE_LOCKED_SHAREDCACHE, …) are the same condition.
+  if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED')) {
     return new DatabaseBusyError(
       'The ledger database is locked by another writer and stayed locked past busy_timeout; retry the operation.',
       { cause: error },
     );
   }
-  if (code === 'SQLITE_READONLY') {
+  if (code.startsWith('SQLITE_READONLY')) {
     return new StorageError('The ledger database is read-only here; check the file permissions.', { cause: error });
   }
   return new StorageError(`The ledger database refused the operation (${code}): ${error.message}`, { cause: error });

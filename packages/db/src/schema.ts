@@ -14,8 +14,8 @@ export const agentSessions = sqliteTable(
     forkedFromTurnId: text('forked_from_turn_id').references((): AnySQLiteColumn => agentTurns.id),
     rebuildFromRaw: integer('rebuild_from_raw', { mode: 'boolean' }).notNull().default(false),
     /**
-     * Compactions at or above this depth are ignored in this session's view: set for a fork made
-     * with `full` (its fork point's depth) and inherited by forks of it. Null: none ignored.
+     * Compactions at a depth less than or equal to this are ignored in this session's view: set for
+     * a fork made with `full` (its fork point's depth) and inherited by forks of it. Null: none.
      */
     ignoreCompactionsThroughDepth: integer('ignore_compactions_through_depth'),
     contextWindow: integer('context_window').notNull(),

@@ -64,7 +64,7 @@ export const forkCommand: Command = {
       headTurnId: fork.session.headTurnId,
       baseCompactionId: fork.baseCompactionId,
       forkPointSummarizedBy: fork.forkPointSummarizedBy,
-      full: fork.session.rebuildFromRaw,
+      full: fork.session.ignoreCompactionsThroughDepth !== null,
     };
   },
 };

@@ -56,7 +56,7 @@ export const treeCommand: Command = {
     const walk = (node: SessionTree, indent: string) => {
       const { session } = node;
       const from = session.forkedFromTurnId
-        ? ` ← forked at ${session.forkedFromTurnId}${session.rebuildFromRaw ? ' (full)' : ''}`
+        ? ` ← forked at ${session.forkedFromTurnId}${session.ignoreCompactionsThroughDepth !== null ? ' (full)' : ''}`
         : '';
       io.print(
         `${indent}${session.id}${session.label ? ` ${session.label}` : ''}  ${node.ownTurns} own turns, head ${session.headTurnId ?? '(empty)'}${from}`,

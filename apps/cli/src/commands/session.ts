@@ -71,7 +71,9 @@ export const sessionShow: Command = {
     io.print(`session   ${session.id}${session.label ? ` (${session.label})` : ''}`);
     io.print(`head      ${session.headTurnId ?? '(empty)'}`);
     if (session.forkedFromTurnId)
-      io.print(`fork of   ${session.parentSessionId} at ${session.forkedFromTurnId}${session.rebuildFromRaw ? ' (full)' : ''}`);
+      io.print(
+        `fork of   ${session.parentSessionId} at ${session.forkedFromTurnId}${session.ignoreCompactionsThroughDepth !== null ? ' (full)' : ''}`,
+      );
     io.print(
       `window    ${session.settings.contextWindow} tokens, reserve ${session.settings.reserveTokens}, keep ${session.settings.keepRecentTokens}`,
     );

@@ -19,8 +19,8 @@ export function createFlatStrategy(): CompactionStrategy {
       if (!last) {
         throw new NothingToCompactError(
           input.sessionId,
-          `all ${input.window.length} turns since the last compaction fit in keepRecentTokens (${input.settings.keepRecentTokens}); ` +
-            'lower it or wait for more turns.',
+          `the ${input.window.length} turn(s) since the last compaction fit in keepRecentTokens (${input.settings.keepRecentTokens}) ` +
+            'or are a tool call still waiting for its result; lower keepRecentTokens or wait for more turns.',
         );
       }
       const result = await input.summarizer.summarize({

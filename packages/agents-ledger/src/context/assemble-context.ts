@@ -126,10 +126,9 @@ function fitSystem(
     if (tokenCounter.countText(candidate) <= budget) return { system: candidate, truncated: true };
     lines.shift();
   }
-  // Not even the header fits beside the base prompt: the summary goes, the base prompt stays if it can.
-  if (systemPrompt && tokenCounter.countText(systemPrompt) <= budget)
-    return { system: systemPrompt, truncated: summaryBlock !== null };
-  return { system: keepTailWithin(whole, budget, tokenCounter), truncated: summaryBlock !== null };
+  // Not even the header and one line fit: a fragment of a summary line would mislead more than it
+  // helps, so the summary goes; the base prompt stays, cut to its end if it alone is over budget.
+  return { system: keepTailWithin(systemPrompt ?? '', budget, tokenCounter), truncated: summaryBlock !== null };
 }
 
 /** The longest tail of `text` that fits `budget` tokens (binary search on characters). */

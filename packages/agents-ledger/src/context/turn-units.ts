@@ -7,7 +7,7 @@ import { type NormalTurn, toolResultIds, toolUseIds } from '@nexus/core';
 export interface TurnUnit {
   turns: NormalTurn[];
   tokens: number;
-  /** A tool call in it has no result yet (only ever the newest unit). */
+  /** A tool call in it has no result (yet, for the newest unit; an abandoned call for older ones). */
   awaitingResults: boolean;
 }
 

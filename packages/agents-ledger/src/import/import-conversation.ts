@@ -41,7 +41,7 @@ export async function importConversation(
   let lastTimestamp = 0;
   let head: string | null = null;
   for (const [index, message] of conversation.messages.entries()) {
-    // Files may lack times; keep them monotonic so "as of" questions still order correctly.
+    // Each message keeps its own time; one without a time takes the latest time seen before it.
     const parsed = message.timestamp ? Date.parse(message.timestamp) : lastTimestamp;
     lastTimestamp = Math.max(lastTimestamp, parsed);
     const turn = await ledger.appendTurn(session.id, {
