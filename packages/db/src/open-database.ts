@@ -46,6 +46,8 @@ export function openDatabase(options: OpenDatabaseOptions): LedgerDatabase {
     sqlite.pragma('synchronous = NORMAL');
     sqlite.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 5000}`);
     sqlite.pragma('foreign_keys = ON');
+    // REPLACE conflict resolution then fires DELETE triggers, so it cannot slip past them.
+    sqlite.pragma('recursive_triggers = ON');
     const db = drizzle({ client: sqlite, schema });
     if (!options.readonly) migrate(db, { migrationsFolder: MIGRATIONS_FOLDER });
     return {

@@ -1,9 +1,17 @@
 // One byte-exact encoding of a JSON value (object keys sorted, no whitespace), so the same event
-// always hashes the same, whoever wrote it and in whatever key order it arrived.
+// always hashes the same, whoever wrote it and in whatever key order it arrived. Anything JSON
+// cannot hold — cycles, NaN, functions, class instances — is refused with the path to it.
 
 import { InvalidInputError } from '@nexus/core';
 
+/** Deeper payloads are refused: real messages nest a handful of levels, and recursion must stay bounded. */
+export const MAX_PAYLOAD_DEPTH = 64;
+
 export function canonicalJson(value: unknown, path = 'payload'): string {
+  return encode(value, path, new Set());
+}
+
+function encode(value: unknown, path: string, ancestors: Set<object>): string {
   if (value === null) return 'null';
   switch (typeof value) {
     case 'string':
@@ -12,21 +20,44 @@ export function canonicalJson(value: unknown, path = 'payload'): string {
     case 'number':
       if (!Number.isFinite(value)) throw new InvalidInputError(`${path} is ${value}, which JSON cannot hold.`, path);
       return JSON.stringify(value);
-    case 'object': {
-      if (Array.isArray(value)) return `[${value.map((item, index) => canonicalJson(item, `${path}[${index}]`)).join(',')}]`;
-      const prototype = Object.getPrototypeOf(value);
-      if (prototype !== Object.prototype && prototype !== null) {
-        throw new InvalidInputError(
-          `${path} is a ${prototype?.constructor?.name ?? 'non-plain'} object; payloads are plain JSON.`,
-          path,
-        );
-      }
-      const entries = Object.entries(value as Record<string, unknown>)
-        .filter(([, item]) => item !== undefined)
-        .sort(([left], [right]) => (left < right ? -1 : left > right ? 1 : 0));
-      return `{${entries.map(([key, item]) => `${JSON.stringify(key)}:${canonicalJson(item, `${path}.${key}`)}`).join(',')}}`;
-    }
+    case 'object':
+      return encodeContainer(value, path, ancestors);
     default:
       throw new InvalidInputError(`${path} is a ${typeof value}, which JSON cannot hold.`, path);
+  }
+}
+
+function encodeContainer(value: object, path: string, ancestors: Set<object>): string {
+  if (ancestors.has(value)) throw new InvalidInputError(`${path} refers back to itself; JSON cannot hold a cycle.`, path);
+  if (ancestors.size >= MAX_PAYLOAD_DEPTH) {
+    throw new InvalidInputError(`${path} is nested more than ${MAX_PAYLOAD_DEPTH} levels deep.`, path);
+  }
+  ancestors.add(value);
+  try {
+    if (Array.isArray(value)) {
+      const items: string[] = [];
+      // An index loop, not map: map skips the holes of a sparse array, which would encode as "[,1]".
+      for (let index = 0; index < value.length; index += 1) {
+        const item: unknown = value[index];
+        const itemPath = `${path}[${index}]`;
+        if (item === undefined)
+          throw new InvalidInputError(`${itemPath} is undefined (or a hole), which JSON cannot hold.`, itemPath);
+        items.push(encode(item, itemPath, ancestors));
+      }
+      return `[${items.join(',')}]`;
+    }
+    const prototype = Object.getPrototypeOf(value);
+    if (prototype !== Object.prototype && prototype !== null) {
+      throw new InvalidInputError(
+        `${path} is a ${prototype?.constructor?.name ?? 'non-plain'} object; payloads are plain JSON.`,
+        path,
+      );
+    }
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, item]) => item !== undefined)
+      .sort(([left], [right]) => (left < right ? -1 : left > right ? 1 : 0));
+    return `{${entries.map(([key, item]) => `${JSON.stringify(key)}:${encode(item, `${path}.${key}`, ancestors)}`).join(',')}}`;
+  } finally {
+    ancestors.delete(value);
   }
 }

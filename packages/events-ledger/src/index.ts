@@ -1,5 +1,5 @@
 export type { AppendedEvent } from './append-events.ts';
-export { canonicalJson } from './canonical-json.ts';
+export { canonicalJson, MAX_PAYLOAD_DEPTH } from './canonical-json.ts';
 export { eventHash } from './event-hash.ts';
 export type { EventsLedger, EventsLedgerOptions } from './events-ledger.ts';
 export { createEventsLedger, openEventsLedger } from './events-ledger.ts';
