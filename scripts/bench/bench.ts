@@ -5,6 +5,7 @@ import { benchmarkAppendThroughput } from './append-throughput-benchmark.ts';
 import { parseBenchArguments, USAGE, UsageError } from './args.ts';
 import { buildContextOperations } from './build-context-benchmark.ts';
 import { type BuiltHistory, buildHistory } from './build-history.ts';
+import { benchmarkEventsIngest } from './events-ingest-benchmark.ts';
 import { forkOperations } from './fork-benchmark.ts';
 import { HISTORY_BUILDING_SIZE_INDEPENDENT, historyBuildingResults } from './history-building-benchmark.ts';
 import {
@@ -82,6 +83,14 @@ async function main(): Promise<void> {
         rounds: options.quick ? 3 : 6,
         singleTurnsPerRound: options.quick ? 500 : 1000,
         batchesPerRound: options.quick ? 3 : 5,
+      })),
+    );
+    reportProgress('events ingest throughput, events ledger against raw better-sqlite3');
+    results.push(
+      ...(await benchmarkEventsIngest({
+        directory,
+        rounds: options.quick ? 3 : 5,
+        eventsPerMeasurement: options.quick ? 5_000 : 20_000,
       })),
     );
   } finally {

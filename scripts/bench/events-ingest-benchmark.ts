@@ -1,0 +1,172 @@
+// Events ingest throughput: the events ledger's append (one transaction per event), appendBatch of 1000 new events, and
+// appendBatch of 1000 re-delivered (already stored) events, each against a raw better-sqlite3 baseline of precomputed rows
+// measured in the same interleaved rounds.
+
+import { join } from 'node:path';
+import { type EventsLedger, openEventsLedger } from '../../packages/events-ledger/src/index.ts';
+import { median, nowMilliseconds } from './measure.ts';
+import { reportProgress } from './progress.ts';
+import { openRawEventStore } from './raw-events-store.ts';
+import type { BenchResult } from './report.ts';
+import { createEventGenerator } from './synthetic-events.ts';
+
+export const EVENTS_BATCH = 1000;
+
+// The baseline is the physical limit, a plain INSERT of rows computed before the clock starts; the names say so.
+export const EVENTS_APPEND_ONE_PER_TRANSACTION = 'events append, 1 per transaction; baseline raw INSERT of precomputed rows';
+export const EVENTS_APPEND_BATCHED = `events appendBatch, ${EVENTS_BATCH} per transaction; baseline raw INSERT of precomputed rows`;
+export const EVENTS_REDELIVERY = `events appendBatch re-delivery, ${EVENTS_BATCH} duplicates; baseline raw INSERT OR IGNORE`;
+
+const EVENTS_SEED = 20260214;
+
+export interface EventsIngestOptions {
+  directory: string;
+  /** Measured rounds; one more runs first as warm-up. */
+  rounds: number;
+  /** Events per measurement and per store: appended one by one, and in batches of EVENTS_BATCH (a multiple of it). */
+  eventsPerMeasurement: number;
+}
+
+type Rates = { ledger: number[]; raw: number[] };
+
+/** Calls `operation` and returns its rate in events per second. */
+async function eventsPerSecond(count: number, operation: () => Promise<void> | void): Promise<number> {
+  const start = nowMilliseconds();
+  await operation();
+  return (count / (nowMilliseconds() - start)) * 1000;
+}
+
+function chunks<T>(items: readonly T[], size: number): T[][] {
+  const result: T[][] = [];
+  for (let start = 0; start < items.length; start += size) result.push(items.slice(start, start + size));
+  return result;
+}
+
+/** Runs the two measurements one after the other, the ledger first on even rounds, and returns [ledger, raw] rates. */
+async function interleaved(round: number, ledger: () => Promise<number>, raw: () => Promise<number>): Promise<[number, number]> {
+  if (round % 2 === 0) {
+    const ledgerRate = await ledger();
+    return [ledgerRate, await raw()];
+  }
+  const rawRate = await raw();
+  return [await ledger(), rawRate];
+}
+
+async function verifiedCount(ledger: EventsLedger, expected: number, label: string): Promise<void> {
+  const start = nowMilliseconds();
+  const result = await ledger.verify();
+  const milliseconds = nowMilliseconds() - start;
+  if (!result.ok || result.checked !== expected) {
+    throw new Error(
+      `events ingest: the ${label} ledger does not verify: ${JSON.stringify(result)} (expected ${expected} events)`,
+    );
+  }
+  reportProgress(
+    `  events verify (${label}): ${result.checked} events in ${result.channels} channels ok, ` +
+      `${Math.round((result.checked / milliseconds) * 1000)} events/s`,
+  );
+}
+
+export async function benchmarkEventsIngest(options: EventsIngestOptions): Promise<BenchResult[]> {
+  const count = options.eventsPerMeasurement;
+  if (count < EVENTS_BATCH || count % EVENTS_BATCH !== 0) {
+    throw new Error(`eventsPerMeasurement must be a positive multiple of ${EVENTS_BATCH}, got ${count}`);
+  }
+  const generator = createEventGenerator(EVENTS_SEED);
+  // A fresh file for each of the four stores; re-delivery runs on the batched stores, against what this round appended.
+  const ledgerForSingles = openEventsLedger(join(options.directory, 'events-ledger-single.sqlite'));
+  const ledgerForBatches = openEventsLedger(join(options.directory, 'events-ledger-batched.sqlite'));
+  const rawForSingles = openRawEventStore(join(options.directory, 'events-raw-single.sqlite'));
+  const rawForBatches = openRawEventStore(join(options.directory, 'events-raw-batched.sqlite'));
+  try {
+    const single: Rates = { ledger: [], raw: [] };
+    const batched: Rates = { ledger: [], raw: [] };
+    const redelivery: Rates = { ledger: [], raw: [] };
+    for (let round = 0; round <= options.rounds; round += 1) {
+      const warmup = round === 0;
+      // Untimed: the inputs of this round (the same ones for ledger and raw store), and the raw stores' precomputed rows.
+      const singleInputs = generator.nextEvents(count);
+      const singleRows = rawForSingles.precompute(singleInputs);
+      const batchInputs = chunks(generator.nextEvents(count), EVENTS_BATCH);
+      const batchRows = batchInputs.map((inputs) => rawForBatches.precompute(inputs));
+      let redelivered = 0;
+      let rawRewritten = 0;
+
+      const [ledgerSingleRate, rawSingleRate] = await interleaved(
+        round,
+        () =>
+          eventsPerSecond(count, async () => {
+            for (const input of singleInputs) await ledgerForSingles.append(input);
+          }),
+        () =>
+          eventsPerSecond(count, () => {
+            for (const row of singleRows) rawForSingles.insertOne(row);
+          }),
+      );
+      const [ledgerBatchedRate, rawBatchedRate] = await interleaved(
+        round,
+        () =>
+          eventsPerSecond(count, async () => {
+            for (const inputs of batchInputs) await ledgerForBatches.appendBatch(inputs);
+          }),
+        () =>
+          eventsPerSecond(count, () => {
+            for (const rows of batchRows) rawForBatches.insertMany(rows);
+          }),
+      );
+      const [ledgerRedeliveryRate, rawRedeliveryRate] = await interleaved(
+        round,
+        () =>
+          eventsPerSecond(count, async () => {
+            for (const inputs of batchInputs) {
+              for (const appended of await ledgerForBatches.appendBatch(inputs)) if (appended.duplicate) redelivered += 1;
+            }
+          }),
+        () =>
+          eventsPerSecond(count, () => {
+            for (const rows of batchRows) rawRewritten += rawForBatches.insertOrIgnoreMany(rows);
+          }),
+      );
+      if (redelivered !== count || rawRewritten !== 0) {
+        throw new Error(
+          `events ingest: re-delivery wrote events (ledger duplicates ${redelivered}/${count}, raw rows ${rawRewritten})`,
+        );
+      }
+      reportProgress(
+        `  events round ${warmup ? 'warm-up' : `${round}/${options.rounds}`}: ` +
+          `append ledger ${Math.round(ledgerSingleRate)} raw ${Math.round(rawSingleRate)}; ` +
+          `batch ledger ${Math.round(ledgerBatchedRate)} raw ${Math.round(rawBatchedRate)}; ` +
+          `re-delivery ledger ${Math.round(ledgerRedeliveryRate)} raw ${Math.round(rawRedeliveryRate)} events/s`,
+      );
+      if (warmup) continue;
+      single.ledger.push(ledgerSingleRate);
+      single.raw.push(rawSingleRate);
+      batched.ledger.push(ledgerBatchedRate);
+      batched.raw.push(rawBatchedRate);
+      redelivery.ledger.push(ledgerRedeliveryRate);
+      redelivery.raw.push(rawRedeliveryRate);
+    }
+    // Untimed sanity check: what was measured is a valid ledger, every event stored once, every chain intact.
+    const stored = (options.rounds + 1) * count;
+    await verifiedCount(ledgerForSingles, stored, 'one-by-one');
+    await verifiedCount(ledgerForBatches, stored, 'batched');
+    if (rawForSingles.count() !== stored || rawForBatches.count() !== stored) {
+      throw new Error('events ingest: a raw store does not hold every row once');
+    }
+    const result = (name: string, rates: Rates): BenchResult => {
+      const value = median(rates.ledger);
+      const baseline = median(rates.raw);
+      return { name, unit: 'events/s', value, baseline, ratio: value / baseline };
+    };
+    return [
+      result(EVENTS_APPEND_ONE_PER_TRANSACTION, single),
+      result(EVENTS_APPEND_BATCHED, batched),
+      result(EVENTS_REDELIVERY, redelivery),
+    ];
+  } finally {
+    ledgerForSingles.close();
+    ledgerForBatches.close();
+    rawForSingles.close();
+    rawForBatches.close();
+  }
+}

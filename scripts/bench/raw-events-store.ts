@@ -1,0 +1,118 @@
+// The events ingest baseline, the physical limit: a plain better-sqlite3 prepared INSERT of precomputed rows (id, canonical payload
+// text, seq, prev_hash and sha256 hash all computed before the clock starts) into a table with the columns, unique indexes and
+// pragmas of the ledger's `events` table. It checks nothing and hashes nothing while timed.
+
+import { createRequire } from 'node:module';
+import type BetterSqlite3 from 'better-sqlite3';
+import { generateId } from '../../packages/core/src/index.ts';
+import type { EventRow } from '../../packages/db/src/index.ts';
+import { type AppendEventInput, canonicalJson, eventHash } from '../../packages/events-ledger/src/index.ts';
+
+// better-sqlite3 is a dependency of @nexus/db, not of the workspace root: load it from there.
+const requireFromDatabasePackage = createRequire(new URL('../../packages/db/package.json', import.meta.url));
+const Database = requireFromDatabasePackage('better-sqlite3') as typeof BetterSqlite3;
+
+/** Positional values in the column order of the INSERT below. */
+export type RawEventRow = readonly [
+  id: string,
+  channel: string,
+  externalId: string,
+  author: string | null,
+  kind: string,
+  payload: string,
+  occurredAt: number,
+  receivedAt: number,
+  seq: number,
+  prevHash: string | null,
+  hash: string,
+];
+
+export interface RawEventStore {
+  /** Untimed: the rows the ledger would store for these inputs, continuing this store's per-channel chains. */
+  precompute(inputs: readonly AppendEventInput[]): RawEventRow[];
+  /** One row in its own IMMEDIATE transaction. */
+  insertOne(row: RawEventRow): void;
+  /** Every row in one IMMEDIATE transaction. */
+  insertMany(rows: readonly RawEventRow[]): void;
+  /** INSERT OR IGNORE of every row in one IMMEDIATE transaction; returns the rows written. */
+  insertOrIgnoreMany(rows: readonly RawEventRow[]): number;
+  count(): number;
+  close(): void;
+}
+
+// The `events` table of packages/db/drizzle/0001_events_ledger.sql: same columns, check, unique and plain indexes.
+const EVENTS_TABLE = `
+  CREATE TABLE events (
+    id TEXT PRIMARY KEY NOT NULL,
+    channel TEXT NOT NULL,
+    external_id TEXT NOT NULL,
+    author TEXT,
+    kind TEXT NOT NULL,
+    payload TEXT NOT NULL,
+    occurred_at INTEGER NOT NULL,
+    received_at INTEGER NOT NULL,
+    seq INTEGER NOT NULL,
+    prev_hash TEXT,
+    hash TEXT NOT NULL,
+    CONSTRAINT seq_positive CHECK (seq >= 1)
+  );
+  CREATE UNIQUE INDEX idx_events_channel_external ON events (channel, external_id);
+  CREATE UNIQUE INDEX idx_events_channel_seq ON events (channel, seq);
+  CREATE INDEX idx_events_channel_occurred ON events (channel, occurred_at);
+`;
+
+const COLUMNS = 'id, channel, external_id, author, kind, payload, occurred_at, received_at, seq, prev_hash, hash';
+
+export function openRawEventStore(path: string): RawEventStore {
+  const sqlite = new Database(path);
+  // The pragmas of packages/db/src/open-database.ts.
+  sqlite.pragma('journal_mode = WAL');
+  sqlite.pragma('synchronous = NORMAL');
+  sqlite.pragma('busy_timeout = 5000');
+  sqlite.pragma('foreign_keys = ON');
+  sqlite.exec(EVENTS_TABLE);
+  const insert = sqlite.prepare(`INSERT INTO events (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+  const insertOrIgnore = sqlite.prepare(`INSERT OR IGNORE INTO events (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+  const heads = new Map<string, { seq: number; hash: string }>();
+  const insertOne = sqlite.transaction((row: RawEventRow) => {
+    insert.run(row);
+  });
+  const insertMany = sqlite.transaction((rows: readonly RawEventRow[]) => {
+    for (const row of rows) insert.run(row);
+  });
+  const insertOrIgnoreMany = sqlite.transaction((rows: readonly RawEventRow[]) => {
+    let written = 0;
+    for (const row of rows) written += insertOrIgnore.run(row).changes;
+    return written;
+  });
+  const precompute = (inputs: readonly AppendEventInput[]): RawEventRow[] => {
+    const receivedAt = Date.now();
+    return inputs.map((input) => {
+      const head = heads.get(input.channel);
+      const fields: Omit<EventRow, 'hash'> = {
+        id: generateId('event'),
+        channel: input.channel,
+        externalId: input.externalId,
+        author: input.author ?? null,
+        kind: input.kind ?? 'message',
+        payload: canonicalJson(input.payload),
+        occurredAt: typeof input.occurredAt === 'number' ? input.occurredAt : receivedAt,
+        receivedAt,
+        seq: (head?.seq ?? 0) + 1,
+        prevHash: head?.hash ?? null,
+      };
+      const hash = eventHash(fields);
+      heads.set(input.channel, { seq: fields.seq, hash });
+      const { id, channel, externalId, author, kind, payload, occurredAt, seq, prevHash } = fields;
+      return [id, channel, externalId, author, kind, payload, occurredAt, receivedAt, seq, prevHash, hash] as const;
+    });
+  };
+  return {
+    precompute,
+    insertOne: (row) => insertOne.immediate(row),
+    insertMany: (rows) => insertMany.immediate(rows),
+    insertOrIgnoreMany: (rows) => insertOrIgnoreMany.immediate(rows),
+    count: () => (sqlite.prepare('SELECT count(*) AS count FROM events').get() as { count: number }).count,
+    close: () => sqlite.close(),
+  };
+}
