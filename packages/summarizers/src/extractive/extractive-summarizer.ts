@@ -118,7 +118,9 @@ function selectWithinBudget(
   // Best value per token first: a short sentence holding one fact beats a long one holding two.
   const valuePerToken = (index: number) =>
     scoreOf(scores, index) / Math.max(8, (candidates[index] as Candidate).lineCost) ** DENSITY_EXPONENT;
-  const byScore = candidates.map((_, index) => index).sort((left, right) => valuePerToken(right) - valuePerToken(left) || left - right);
+  const byScore = candidates
+    .map((_, index) => index)
+    .sort((left, right) => valuePerToken(right) - valuePerToken(left) || left - right);
   const duplicates = new NearDuplicateIndex();
   const startedGroups = new Set<number>();
   const selected: number[] = [];
