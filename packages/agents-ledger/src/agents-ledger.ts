@@ -18,8 +18,11 @@ import { type BuildContextOptions, type BuiltContext, buildContext } from './bui
 import { type CompactOptions, type ContextUsage, compact, contextUsage } from './compact.ts';
 import type { CompactionStrategy } from './compaction/compaction-strategy.ts';
 import { createFlatStrategy } from './compaction/flat-strategy.ts';
+import { checkLedger, type Problem } from './doctor.ts';
 import { findCompactionThatSummarized, findLatestCompaction, getFullHistory, getSummarizedTurns } from './history.ts';
 import type { LedgerContext } from './ledger-context.ts';
+import { canonicalCompaction } from './search/canon.ts';
+import { searchTurns, type TurnSearchOptions, type TurnSearchResult } from './search/search-turns.ts';
 import {
   type CreateSessionInput,
   createSession,
@@ -68,6 +71,12 @@ export interface AgentsLedger {
   /** True when the session's context is over `contextWindow - reserveTokens`. */
   shouldCompact(sessionId: string): Promise<boolean>;
   compact(sessionId: string, options?: CompactOptions): Promise<CompactionTurn>;
+  /** Full-text search over every turn, compacted or not (resolved view by default). */
+  search(query: string, options?: TurnSearchOptions): Promise<TurnSearchResult>;
+  /** The topmost compaction standing in for a turn on a session's line, or null when none has summarized it. */
+  canon(turnId: string, options?: { sessionId?: string }): Promise<CompactionTurn | null>;
+  /** Checks stored invariants (search index, compaction pointers); returns problems, repairs nothing. */
+  doctor(): Promise<Problem[]>;
   close(): void;
 }
 
@@ -109,6 +118,9 @@ export function createAgentsLedger(options: AgentsLedgerOptions): AgentsLedger {
     contextUsage: guarded(async (sessionId) => contextUsage(ledger, sessionId)),
     shouldCompact: guarded(async (sessionId) => contextUsage(ledger, sessionId).shouldCompact),
     compact: guarded((sessionId, compactOptions) => compact(ledger, sessionId, compactOptions)),
+    search: async (query, searchOptions) => searchTurns(ledger, query, searchOptions),
+    doctor: guarded(async () => checkLedger(ledger)),
+    canon: guarded(async (turnId, canonOptions) => canonicalCompaction(ledger, turnId, canonOptions?.sessionId)),
     close: () => options.database.close(),
   };
 }

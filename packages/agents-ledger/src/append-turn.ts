@@ -3,6 +3,7 @@
 
 import {
   type ContentBlock,
+  contentText,
   countContentTokens,
   HeadConflictError,
   MessageTooLargeError,
@@ -75,7 +76,7 @@ export function appendTurns(ledger: LedgerContext, sessionId: string, inputs: re
 
 type TurnFields = { id?: string } & Omit<
   NewAgentTurnRow,
-  'id' | 'sessionId' | 'parentTurnId' | 'depth' | 'latestCompactionId' | 'cumulativeTokens' | 'hasChildren'
+  'id' | 'sessionId' | 'parentTurnId' | 'depth' | 'latestCompactionId' | 'cumulativeTokens' | 'hasChildren' | 'searchText'
 >;
 
 /**
@@ -114,6 +115,7 @@ export function insertTurnAfter(
     summarizedThroughDepth: null,
     turnType: 'normal',
     ...fields,
+    searchText: searchTextOf(fields),
     id,
     sessionId,
     parentTurnId: head?.id ?? null,
@@ -130,4 +132,10 @@ export function insertTurnAfter(
     throw new HeadConflictError(sessionId, head?.id ?? null, actual);
   }
   return row;
+}
+
+/** What full-text search indexes for a turn: its message as a person reads it, or its summary. */
+function searchTextOf(fields: TurnFields): string | null {
+  if (fields.turnType === 'compaction') return fields.summary ?? null;
+  return Array.isArray(fields.content) ? contentText(fields.content as ContentBlock[]) : null;
 }

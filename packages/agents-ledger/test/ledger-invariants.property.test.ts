@@ -36,7 +36,7 @@ type Op =
   | { kind: 'say'; session: number; role: 'user' | 'assistant'; words: number; seed: number; trailing: string }
   | { kind: 'tools'; session: number; calls: number; words: number; seed: number; batch: boolean; compactBetween: boolean }
   | { kind: 'compact'; session: number; threshold: boolean }
-  | { kind: 'fork'; session: number; at: number; full: boolean }
+  | { kind: 'fork'; session: number; at: number; fromEnd: boolean; full: boolean }
   | {
       kind: 'context';
       session: number;
@@ -82,11 +82,13 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
   },
   { weight: 3, arbitrary: fc.record({ kind: fc.constant('compact' as const), session: sessionPick, threshold: fc.boolean() }) },
   {
-    weight: 1,
+    weight: 2,
     arbitrary: fc.record({
       kind: fc.constant('fork' as const),
       session: sessionPick,
       at: fc.nat({ max: 500 }),
+      // Forks of forks need forks at the turns a fork wrote itself: its newest ones.
+      fromEnd: fc.boolean(),
       full: fc.boolean(),
     }),
   },
@@ -300,9 +302,10 @@ class Model {
     return row.firstKept === null ? compactionIndex + 1 : line.indexOf(row.firstKept);
   }
 
-  async fork(source: SessionModel, at: number, full: boolean): Promise<void> {
+  async fork(source: SessionModel, at: number, fromEnd: boolean, full: boolean): Promise<void> {
     if (source.line.length === 0) return;
-    const index = at % source.line.length;
+    const length = source.line.length;
+    const index = fromEnd ? length - 1 - (at % Math.min(length, 4)) : at % length;
     const turnId = source.line[index] as string;
     const owner = (await this.ledger.getTurn(turnId)).sessionId;
     for (const sessionId of new Set([owner, source.id])) {
@@ -460,7 +463,7 @@ async function run(model: Model, ops: readonly Op[]): Promise<void> {
         await model.compact(session, op.threshold);
         break;
       case 'fork':
-        await model.fork(session, op.at, op.full);
+        await model.fork(session, op.at, op.fromEnd, op.full);
         break;
       case 'context':
         await model.checkContext(op);
@@ -557,7 +560,7 @@ async function checkFinalInvariants(model: Model, finalBudgets: readonly (number
   }
 }
 
-const NUM_RUNS = Number(process.env.LEDGER_PROPERTY_RUNS ?? 50);
+const NUM_RUNS = Number(process.env.LEDGER_PROPERTY_RUNS ?? 60);
 
 describe('ledger invariants over random command sequences', () => {
   it('hold after appends, tool exchanges, compactions, forks and context builds', {

@@ -49,6 +49,19 @@ export class PayloadTooLargeError extends LedgerError {
   }
 }
 
+export class SearchSyntaxError extends LedgerError {
+  constructor(
+    readonly query: string,
+    detail: string,
+  ) {
+    super(
+      'SEARCH_SYNTAX',
+      `The advanced search query ${JSON.stringify(query)} is not valid FTS5 syntax (${detail}). ` +
+        'Quote phrases with "…", use AND/OR/NOT between terms, or search without advanced mode.',
+    );
+  }
+}
+
 export class HeadConflictError extends LedgerError {
   constructor(
     readonly sessionId: string,

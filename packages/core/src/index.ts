@@ -10,6 +10,7 @@ export {
   MessageTooLargeError,
   NothingToCompactError,
   PayloadTooLargeError,
+  SearchSyntaxError,
   SessionNotFoundError,
   StorageError,
   SummarizerError,
@@ -18,6 +19,10 @@ export {
 export type { LedgerEvent } from './event.ts';
 export type { IdGenerator, IdKind } from './ids.ts';
 export { generateId, sequentialIds } from './ids.ts';
+export type { SearchPosition } from './search-cursor.ts';
+export { decodeCursor, encodeCursor } from './search-cursor.ts';
+export type { MatchPlan, SafeQuery } from './search-query.ts';
+export { planMatch, toSafeMatch } from './search-query.ts';
 export type { Session, SessionSettings } from './session.ts';
 export { DEFAULT_SESSION_SETTINGS } from './session.ts';
 export type { TokenCounter } from './tokens.ts';

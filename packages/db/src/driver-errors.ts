@@ -1,7 +1,7 @@
 // The one place that knows what the SQLite driver throws. Everything above the db package sees
 // LedgerErrors with stable codes, never a raw driver error.
 
-import { StorageError } from '@nexus/core';
+import { type MatchPlan, SearchSyntaxError, StorageError } from '@nexus/core';
 
 export class DatabaseBusyError extends StorageError {
   override readonly code = 'DATABASE_BUSY';
@@ -22,4 +22,15 @@ export function fromDriverError(error: unknown): unknown {
     return new StorageError('The ledger database is read-only here; check the file permissions.', { cause: error });
   }
   return new StorageError(`The ledger database refused the operation (${code}): ${error.message}`, { cause: error });
+}
+
+/** Runs a search; for an advanced (FTS5 syntax) query, an error from SQLite is the query's fault. */
+export function withSearchErrors<T>(plan: MatchPlan, work: () => T): T {
+  try {
+    return work();
+  } catch (error) {
+    if (plan.advanced && error instanceof Error && error.name === 'SqliteError')
+      throw new SearchSyntaxError(plan.query, error.message);
+    throw fromDriverError(error);
+  }
 }

@@ -16,7 +16,7 @@ const cache = new WeakMap<Database.Database, EventStatements>();
 
 const SELECT_COLUMNS =
   'id, channel, external_id AS externalId, author, kind, payload, occurred_at AS occurredAt, ' +
-  'received_at AS receivedAt, seq, prev_hash AS prevHash, hash';
+  'received_at AS receivedAt, seq, prev_hash AS prevHash, hash, search_text AS searchText';
 
 export function eventStatements(database: LedgerDatabase): EventStatements {
   const { sqlite } = database;

@@ -1,4 +1,4 @@
-export { DatabaseBusyError, fromDriverError } from './driver-errors.ts';
+export { DatabaseBusyError, fromDriverError, withSearchErrors } from './driver-errors.ts';
 export type { EventStatements } from './event-statements.ts';
 export { eventStatements } from './event-statements.ts';
 export type { LedgerDatabase, LedgerDrizzle, OpenDatabaseOptions } from './open-database.ts';

@@ -66,6 +66,8 @@ export const agentTurns = sqliteTable(
     latestCompactionId: text('latest_compaction_id').references((): AnySQLiteColumn => agentTurns.id),
     /** Sum of token_count of the normal turns from the root through this one. */
     cumulativeTokens: integer('cumulative_tokens').notNull(),
+    /** The text full-text search indexes (message text, or the summary); derived on write. */
+    searchText: text('search_text'),
     /** For compactions: the depth range of the chain the summary stands in for. */
     coversFromDepth: integer('covers_from_depth'),
     /** For compactions: the compaction whose summary this one folded in. */
@@ -105,6 +107,8 @@ export const events = sqliteTable(
     seq: integer('seq').notNull(),
     prevHash: text('prev_hash'),
     hash: text('hash').notNull(),
+    /** The text full-text search indexes (author and the payload's strings); derived, not hashed. */
+    searchText: text('search_text'),
   },
   (table) => [
     uniqueIndex('idx_events_channel_external').on(table.channel, table.externalId),

@@ -65,5 +65,18 @@ function nextRow(
     seq: (head?.seq ?? 0) + 1,
     prevHash: head?.hash ?? null,
   };
-  return { ...fields, hash: eventHash(fields) };
+  // search_text is derived for full-text search and deliberately outside the hash.
+  return { ...fields, hash: eventHash(fields), searchText: searchTextOf(input) };
+}
+
+/** The author and every string in the payload, which is what a person would search an event for. */
+function searchTextOf(input: ValidatedEvent): string {
+  const strings: string[] = input.author ? [input.author] : [];
+  const collect = (value: unknown): void => {
+    if (typeof value === 'string') strings.push(value);
+    else if (Array.isArray(value)) for (const item of value) collect(item);
+    else if (typeof value === 'object' && value !== null) for (const item of Object.values(value)) collect(item);
+  };
+  collect(JSON.parse(input.payload));
+  return strings.join('\n');
 }

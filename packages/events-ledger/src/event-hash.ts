@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import type { EventRow } from '@nexus/db';
 import { canonicalJson } from './canonical-json.ts';
 
-export type HashedFields = Omit<EventRow, 'hash'>;
+export type HashedFields = Omit<EventRow, 'hash' | 'searchText'>;
 
 export function eventHash(fields: HashedFields): string {
   // `payload` is already canonical JSON text; it is hashed as that string.

@@ -4,5 +4,17 @@ import type { LedgerEvent } from '@nexus/core';
 import type { EventRow } from '@nexus/db';
 
 export function eventFromRow(row: EventRow): LedgerEvent {
-  return { ...row, payload: JSON.parse(row.payload) };
+  return {
+    id: row.id,
+    channel: row.channel,
+    externalId: row.externalId,
+    author: row.author,
+    kind: row.kind,
+    payload: JSON.parse(row.payload),
+    occurredAt: row.occurredAt,
+    receivedAt: row.receivedAt,
+    seq: row.seq,
+    prevHash: row.prevHash,
+    hash: row.hash,
+  };
 }

@@ -5,6 +5,7 @@ import { generateId as defaultGenerateId, type IdGenerator, type LedgerEvent } f
 import { fromDriverError, type LedgerDatabase, openDatabase } from '@nexus/db';
 import { type AppendedEvent, appendEvents } from './append-events.ts';
 import { type EventPage, getEvent, listEvents, type RangeOptions, rangeEvents, turnsCiting } from './read-events.ts';
+import { type EventSearchOptions, type EventSearchResult, searchEvents } from './search-events.ts';
 import type { AppendEventInput } from './validate-event.ts';
 import { type VerifyResult, verifyChains } from './verify-chain.ts';
 
@@ -25,6 +26,10 @@ export interface EventsLedger {
   range(options: RangeOptions): AsyncGenerator<LedgerEvent>;
   verify(options?: { channel?: string }): Promise<VerifyResult>;
   turnsCiting(eventId: string): Promise<string[]>;
+  /** Null when the event search index agrees with the events; otherwise what SQLite reported. */
+  checkSearchIndex(): Promise<string | null>;
+  /** Full-text search over events, ranked by bm25. */
+  search(query: string, options?: EventSearchOptions): Promise<EventSearchResult>;
   close(): void;
 }
 
@@ -50,6 +55,15 @@ export function createEventsLedger(options: EventsLedgerOptions): EventsLedger {
     range: (rangeOptions) => rangeEvents(options.database, rangeOptions),
     verify: (verifyOptions) => guard(() => verifyChains(options.database, verifyOptions)),
     turnsCiting: (eventId) => guard(() => turnsCiting(options.database, eventId)),
+    checkSearchIndex: async () => {
+      try {
+        options.database.sqlite.prepare("INSERT INTO events_fts (events_fts, rank) VALUES ('integrity-check', 1)").run();
+        return null;
+      } catch (error) {
+        return (error as Error).message;
+      }
+    },
+    search: async (query, searchOptions) => searchEvents(options.database, query, searchOptions),
     close: () => options.database.close(),
   };
 }

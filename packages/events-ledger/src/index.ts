@@ -4,6 +4,7 @@ export { eventHash } from './event-hash.ts';
 export type { EventsLedger, EventsLedgerOptions } from './events-ledger.ts';
 export { createEventsLedger, openEventsLedger } from './events-ledger.ts';
 export type { EventPage, RangeOptions } from './read-events.ts';
+export type { EventHit, EventSearchOptions, EventSearchResult } from './search-events.ts';
 export type { AppendEventInput } from './validate-event.ts';
 export { MAX_FIELD_LENGTH, MAX_PAYLOAD_BYTES, validateEventInput } from './validate-event.ts';
 export type { BrokenLink, VerifyResult } from './verify-chain.ts';

@@ -61,7 +61,7 @@ function verifyChannel(database: LedgerDatabase, channel: string, pageSize: numb
       if (row.prevHash !== (previous?.hash ?? null)) {
         return broken(`prevHash ${row.prevHash ?? 'null'} does not match the previous event's hash ${previous?.hash ?? 'null'}`);
       }
-      const { hash, ...fields } = row;
+      const { hash, searchText: _derived, ...fields } = row;
       if (eventHash(fields) !== hash) return broken('hash does not match the event: a stored field was changed');
       checked += 1;
       previous = { seq: row.seq, hash: row.hash };

@@ -72,7 +72,7 @@ describe('the database refuses changes to events', () => {
     const { sqlite } = temp.ledger.database;
     const snapshot = eventsSnapshot(temp.ledger);
     const rewrite = sqlite.transaction(() => {
-      sqlite.prepare("INSERT INTO events SELECT 'e_new', 'z', 'x', NULL, 'message', '1', 1, 1, 1, NULL, 'h'").run();
+      sqlite.prepare("INSERT INTO events SELECT 'e_new', 'z', 'x', NULL, 'message', '1', 1, 1, 1, NULL, 'h', NULL").run();
       sqlite.prepare('DELETE FROM events WHERE channel = ?').run('a');
     });
     expect(() => rewrite()).toThrow(/append-only/);

@@ -6,6 +6,7 @@ import { demo } from './demo.ts';
 import { eventsAppend, eventsIngest, eventsList, eventsVerify } from './events.ts';
 import { importCommand } from './import.ts';
 import { context, history, treeCommand } from './reading.ts';
+import { doctorCommand, searchCommand } from './search.ts';
 import { sessionCreate, sessionList, sessionShow } from './session.ts';
 import { turnAppend } from './turn-append.ts';
 
@@ -20,6 +21,8 @@ export const COMMANDS: Command[] = [
   forkCommand,
   treeCommand,
   importCommand,
+  searchCommand,
+  doctorCommand,
   eventsAppend,
   eventsIngest,
   eventsList,

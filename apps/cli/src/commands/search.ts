@@ -1,0 +1,172 @@
+// `nexus search` and `nexus doctor`.
+
+import type { TurnHit } from '@nexus/agents-ledger';
+import { InvalidInputError, type Role, type TurnType } from '@nexus/core';
+import type { EventHit } from '@nexus/events-ledger';
+import { integerOption, stringOption, UsageError } from '../arguments.ts';
+import type { Command } from '../command.ts';
+import { clip } from '../render.ts';
+
+export const searchCommand: Command = {
+  path: ['search'],
+  summary: 'Search every turn (compacted or not) and every event, ranked by bm25.',
+  arguments: ['<text>'],
+  options: {
+    raw: { type: 'boolean', description: 'show the matching turns themselves, not the compactions that stand in for them' },
+    session: { type: 'string', description: 'only turns on this session’s line (no events)', valueName: 'ID' },
+    forks: { type: 'boolean', description: 'with --session: include the turns of its forks' },
+    role: { type: 'string', description: 'user or assistant (turns only)', valueName: 'ROLE' },
+    type: { type: 'string', description: 'normal or compaction (turns only)', valueName: 'TYPE' },
+    author: { type: 'string', description: 'author of the turn (metadata.author) or event', valueName: 'NAME' },
+    channel: { type: 'string', description: 'only events of this channel (no turns)', valueName: 'CHANNEL' },
+    since: { type: 'string', description: 'at or after (ISO 8601 or ms)', valueName: 'TIME' },
+    until: { type: 'string', description: 'at or before (ISO 8601 or ms)', valueName: 'TIME' },
+    limit: { type: 'string', description: 'hits per page (default 20, at most 200)', valueName: 'N' },
+    cursor: { type: 'string', description: 'nextCursor of the previous page', valueName: 'CURSOR' },
+    advanced: { type: 'boolean', description: 'the text is FTS5 syntax ("phrase", NEAR, prefix*, AND/OR/NOT)' },
+  },
+  details:
+    'Plain text is words, never syntax: quotes, parentheses and operators are searched as words. Every word must ' +
+    'match; when no result has every word, any word may. In the default (resolved) view a hit inside a summarized ' +
+    'turn is reported as the compaction that stands in for it, with via=<matching turn>.',
+  async run({ positionals, options, io, openLedger, openEventsLedger }) {
+    const query = positionals[0] as string;
+    const limit = integerOption(options.limit, 'limit') ?? 20;
+    const turnsOnly = ['session', 'role', 'type'].some((name) => options[name] !== undefined);
+    const eventsOnly = options.channel !== undefined;
+    if (turnsOnly && eventsOnly)
+      throw new UsageError('--channel selects events; --session, --role and --type select turns: use one kind.');
+    const cursor = decodeMergedCursor(stringOption(options.cursor));
+    const role = stringOption(options.role);
+    if (role !== undefined && role !== 'user' && role !== 'assistant') throw new UsageError('--role must be user or assistant.');
+    const type = stringOption(options.type);
+    if (type !== undefined && type !== 'normal' && type !== 'compaction')
+      throw new UsageError('--type must be normal or compaction.');
+    const common = {
+      limit,
+      advanced: options.advanced === true,
+      author: stringOption(options.author),
+      since: timeOption(options.since, 'since'),
+      until: timeOption(options.until, 'until'),
+    };
+    const turns =
+      eventsOnly || cursor.turns === null
+        ? { hits: [], nextCursor: null }
+        : await openLedger().search(query, {
+            ...common,
+            cursor: cursor.turns,
+            view: options.raw === true ? 'raw' : 'resolved',
+            sessionId: stringOption(options.session),
+            includeForks: options.forks === true,
+            role: role as Role | undefined,
+            turnType: type as TurnType | undefined,
+          });
+    const events =
+      turnsOnly || cursor.events === null
+        ? { hits: [], nextCursor: null }
+        : await openEventsLedger().search(query, { ...common, cursor: cursor.events, channel: stringOption(options.channel) });
+    // Both lists are ranked by bm25; they are interleaved by score into one page.
+    const hits = [...turns.hits.map(turnHitOutput), ...events.hits.map(eventHitOutput)]
+      .sort((left, right) => left.score - right.score)
+      .slice(0, limit);
+    const nextCursor =
+      turns.nextCursor === null && events.nextCursor === null ? null : encodeMergedCursor(turns.nextCursor, events.nextCursor);
+    if (hits.length === 0) io.print(`no match for ${JSON.stringify(query)}`);
+    for (const hit of hits) {
+      const id = 'turnId' in hit ? hit.turnId : hit.eventId;
+      const via = 'via' in hit && hit.via ? ` via=${hit.via}` : '';
+      io.print(`${id}${via}  ${hit.score.toFixed(2)}  ${clip(hit.snippet, 100)}`);
+    }
+    if (nextCursor) io.print(`more: --cursor ${nextCursor}`);
+    return { hits, nextCursor };
+  },
+};
+
+function turnHitOutput(hit: TurnHit) {
+  return {
+    turnId: hit.turnId,
+    sessionId: hit.sessionId,
+    turnType: hit.turnType,
+    via: hit.via,
+    role: hit.role,
+    timestamp: hit.timestamp,
+    snippet: hit.snippet,
+    score: hit.score,
+  };
+}
+
+function eventHitOutput(hit: EventHit) {
+  return {
+    eventId: hit.eventId,
+    channel: hit.channel,
+    seq: hit.seq,
+    author: hit.author,
+    timestamp: hit.occurredAt,
+    snippet: hit.snippet,
+    score: hit.score,
+  };
+}
+
+/** One cursor for two ranked lists: each side's own cursor, or null once that side is exhausted. */
+function encodeMergedCursor(turns: string | null, events: string | null): string {
+  return Buffer.from(JSON.stringify({ turns, events })).toString('base64url');
+}
+
+function decodeMergedCursor(cursor: string | undefined): { turns: string | undefined | null; events: string | undefined | null } {
+  if (cursor === undefined) return { turns: undefined, events: undefined };
+  try {
+    const value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as { turns?: unknown; events?: unknown };
+    const side = (part: unknown) => (typeof part === 'string' ? part : null);
+    return { turns: side(value.turns), events: side(value.events) };
+  } catch {
+    throw new InvalidInputError(
+      `"${cursor}" is not a cursor this search returned; pass the "more" cursor of the previous page.`,
+      'cursor',
+    );
+  }
+}
+
+function timeOption(value: unknown, name: string): number | undefined {
+  if (value === undefined) return undefined;
+  const text = String(value);
+  const time = /^\d+$/.test(text) ? Number(text) : Date.parse(text);
+  if (Number.isNaN(time)) throw new UsageError(`--${name} takes an ISO 8601 time or ms since the epoch, got "${text}".`);
+  return time;
+}
+
+export const doctorCommand: Command = {
+  path: ['doctor'],
+  summary: 'Check the database: SQLite integrity, search indexes, compaction invariants, event hash chains.',
+  arguments: [],
+  options: {},
+  details: 'Reports problems and exits 1 when there are any; repairs nothing.',
+  async run({ io, openLedger, openEventsLedger }) {
+    const ledger = openLedger();
+    const events = openEventsLedger();
+    const problems = [];
+    const quick = ledger.database.sqlite.pragma('quick_check', { simple: true });
+    if (quick !== 'ok') problems.push({ code: 'SQLITE_INTEGRITY', message: `SQLite quick_check: ${String(quick)}`, ids: [] });
+    problems.push(...(await ledger.doctor()));
+    const eventIndex = await events.checkSearchIndex();
+    if (eventIndex)
+      problems.push({
+        code: 'SEARCH_INDEX_MISMATCH',
+        message: `The event search index does not match the events (${eventIndex}).`,
+        ids: [],
+      });
+    const chain = await events.verify();
+    if (!chain.ok && chain.firstBroken) {
+      const broken = chain.firstBroken;
+      problems.push({
+        code: 'EVENT_CHAIN_BROKEN',
+        message: `${broken.channel} seq ${broken.seq}: ${broken.reason}`,
+        ids: broken.eventId ? [broken.eventId] : [],
+      });
+    }
+    if (problems.length === 0) io.print(`ok: integrity, search indexes, compactions and ${chain.checked} event links checked`);
+    for (const problem of problems)
+      io.print(`${problem.code}: ${problem.message}${problem.ids.length ? ` [${problem.ids.join(', ')}]` : ''}`);
+    if (problems.length > 0) io.setExitCode(1);
+    return { ok: problems.length === 0, problems };
+  },
+};
