@@ -167,7 +167,12 @@ describe('a writer killed with SIGKILL in the middle of an ingest', () => {
 });
 
 describe('two processes appending to one channel at the same time', () => {
-  it('3,000 events one by one from two writers: seqs 1..3000 unique and gapless, verify ok, nothing lost', async () => {
+  // On a loaded machine one writer can finish before the other starts; then the run proves nothing
+  // about concurrency, the interleaving check below fails, and the test runs again.
+  it('3,000 events one by one from two writers: seqs 1..3000 unique and gapless, verify ok, nothing lost', {
+    timeout: 60_000,
+    retry: 2,
+  }, async () => {
     const temp = openTemp();
     temp.open().close();
     const perChild = 1500;
@@ -213,7 +218,5 @@ describe('two processes appending to one channel at the same time', () => {
     const leftSeqs = allSeqs.slice(0, perChild);
     expect(leftSeqs.some((seq, index) => index > 0 && seq !== (leftSeqs[index - 1] ?? 0) + 1)).toBe(true);
     expect(allSeqs.sort((left, right) => left - right)).toEqual(Array.from({ length: 2 * perChild }, (_, index) => index + 1));
-    // On a loaded machine one writer can finish before the other starts, and then the run proves
-    // nothing about concurrency: the interleaving check fails and the test runs again.
-  }, { timeout: 60_000, retry: 2 });
+  });
 });
