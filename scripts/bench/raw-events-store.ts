@@ -89,7 +89,7 @@ export function openRawEventStore(path: string): RawEventStore {
     const receivedAt = Date.now();
     return inputs.map((input) => {
       const head = heads.get(input.channel);
-      const fields: Omit<EventRow, 'hash'> = {
+      const fields: Omit<EventRow, 'hash' | 'searchText'> = {
         id: generateId('event'),
         channel: input.channel,
         externalId: input.externalId,

@@ -118,14 +118,20 @@ export function openTempLedger(options: Omit<AgentsLedgerOptions, 'database'> = 
   const file = path.join(dir, 'ledger.db');
   const opened: AgentsLedger[] = [];
   let clock = 1_700_000_000_000;
-  const ledger = openAgentsLedger(file, {
-    generateId: sequentialIds(),
-    now: () => {
-      clock += 1000;
-      return clock;
-    },
-    ...options,
-  });
+  let ledger: AgentsLedger;
+  try {
+    ledger = openAgentsLedger(file, {
+      generateId: sequentialIds(),
+      now: () => {
+        clock += 1000;
+        return clock;
+      },
+      ...options,
+    });
+  } catch (error) {
+    fs.rmSync(dir, { recursive: true, force: true });
+    throw error;
+  }
   opened.push(ledger);
   return {
     ledger,
