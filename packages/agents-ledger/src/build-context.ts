@@ -2,7 +2,7 @@
 // Anthropic Messages API input. Reads only the turns since that compaction (newest first, and only
 // as many as the budget can hold), never the whole history.
 
-import type { Message, NormalTurn } from '@nexus/core';
+import { InvalidInputError, type Message, type NormalTurn } from '@nexus/core';
 import type { AgentSessionRow, AgentTurnRow, LedgerDrizzle } from '@nexus/db';
 import { assembleContext } from './context/assemble-context.ts';
 import type { LedgerContext } from './ledger-context.ts';
@@ -43,6 +43,10 @@ export interface BuiltContext {
 }
 
 export function buildContext(ledger: LedgerContext, turnId: string, options: BuildContextOptions = {}): BuiltContext {
+  const budget = options.budgetTokens;
+  if (budget !== undefined && (typeof budget !== 'number' || Number.isNaN(budget) || budget < 0)) {
+    throw new InvalidInputError(`budgetTokens must be a number of tokens, 0 or more; got ${String(budget)}.`, 'budgetTokens');
+  }
   const db = ledger.database.db;
   const turn = requireTurnRow(db, turnId);
   const view = requireSessionRow(db, options.sessionId ?? turn.sessionId);

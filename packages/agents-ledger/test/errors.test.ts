@@ -232,3 +232,18 @@ describe('LedgerError.isInstance', () => {
     expect(LedgerError.isInstance(new TurnNotFoundError('t'))).toBe(true);
   });
 });
+
+describe('buildContext budget', () => {
+  it('refuses a negative or NaN budget with InvalidInputError', async () => {
+    temp = openTempLedger();
+    const { ledger } = temp;
+    const { ids } = await withTurns(ledger);
+    for (const budgetTokens of [-5, Number.NaN]) {
+      expectLedgerError(
+        await caught(ledger.buildContext(ids[0] as string, { budgetTokens })),
+        InvalidInputError,
+        'INVALID_INPUT',
+      );
+    }
+  });
+});
