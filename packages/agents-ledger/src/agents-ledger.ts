@@ -118,7 +118,7 @@ export function createAgentsLedger(options: AgentsLedgerOptions): AgentsLedger {
     contextUsage: guarded(async (sessionId) => contextUsage(ledger, sessionId)),
     shouldCompact: guarded(async (sessionId) => contextUsage(ledger, sessionId).shouldCompact),
     compact: guarded((sessionId, compactOptions) => compact(ledger, sessionId, compactOptions)),
-    search: async (query, searchOptions) => searchTurns(ledger, query, searchOptions),
+    search: guarded(async (query, searchOptions) => searchTurns(ledger, query, searchOptions)),
     doctor: guarded(async () => checkLedger(ledger)),
     canon: guarded(async (turnId, canonOptions) => canonicalCompaction(ledger, turnId, canonOptions?.sessionId)),
     close: () => options.database.close(),

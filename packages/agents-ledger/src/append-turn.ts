@@ -136,6 +136,7 @@ export function insertTurnAfter(
 
 /** What full-text search indexes for a turn: its message as a person reads it, or its summary. */
 function searchTextOf(fields: TurnFields): string | null {
-  if (fields.turnType === 'compaction') return fields.summary ?? null;
-  return Array.isArray(fields.content) ? contentText(fields.content as ContentBlock[]) : null;
+  // NFKC here and on queries, so ＡＢＣ, ﬁle or ² are found by what a person types.
+  if (fields.turnType === 'compaction') return fields.summary?.normalize('NFKC') ?? null;
+  return Array.isArray(fields.content) ? contentText(fields.content as ContentBlock[]).normalize('NFKC') : null;
 }

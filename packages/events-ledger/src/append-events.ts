@@ -78,5 +78,6 @@ function searchTextOf(input: ValidatedEvent): string {
     else if (typeof value === 'object' && value !== null) for (const item of Object.values(value)) collect(item);
   };
   collect(JSON.parse(input.payload));
-  return strings.join('\n');
+  // NFKC here and on queries, so compatibility forms (ＡＢＣ, ﬁ, ²) are found by plain text.
+  return strings.join('\n').normalize('NFKC');
 }

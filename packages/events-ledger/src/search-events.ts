@@ -26,6 +26,8 @@ export interface EventHit {
   occurredAt: number;
   snippet: string;
   score: number;
+  /** Continues the search right after this hit (to page through several ranked lists at once). */
+  cursor: string;
   event: LedgerEvent;
 }
 
@@ -80,8 +82,9 @@ export function searchEvents(database: LedgerDatabase, query: string, options: E
       seq: row.seq,
       author: row.author,
       occurredAt: row.occurredAt,
-      snippet: row.snippet,
+      snippet: row.snippet.replace(/\s+/g, ' ').trim(),
       score: row.score,
+      cursor: encodeCursor({ score: row.score, rowid: row.rowid }),
       event: eventFromRow(row),
     })),
     nextCursor: rows.length > limit && last ? encodeCursor({ score: last.score, rowid: last.rowid }) : null,

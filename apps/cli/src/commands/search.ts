@@ -65,12 +65,28 @@ export const searchCommand: Command = {
       turnsOnly || cursor.events === null
         ? { hits: [], nextCursor: null }
         : await openEventsLedger().search(query, { ...common, cursor: cursor.events, channel: stringOption(options.channel) });
-    // Both lists are ranked by bm25; they are interleaved by score into one page.
-    const hits = [...turns.hits.map(turnHitOutput), ...events.hits.map(eventHitOutput)]
-      .sort((left, right) => left.score - right.score)
+    // Both lists are ranked by bm25; they are interleaved by score into one page, and each side
+    // resumes right after the last of its hits that made it onto the page.
+    const merged = [
+      ...turns.hits.map((hit) => ({ side: 'turns' as const, cursor: hit.cursor, output: turnHitOutput(hit) })),
+      ...events.hits.map((hit) => ({ side: 'events' as const, cursor: hit.cursor, output: eventHitOutput(hit) })),
+    ]
+      .sort((left, right) => left.output.score - right.output.score)
       .slice(0, limit);
-    const nextCursor =
-      turns.nextCursor === null && events.nextCursor === null ? null : encodeMergedCursor(turns.nextCursor, events.nextCursor);
+    const resume = (
+      side: 'turns' | 'events',
+      result: { hits: unknown[]; nextCursor: string | null },
+      incoming: string | null | undefined,
+    ) => {
+      if (incoming === null) return null;
+      const taken = merged.filter((hit) => hit.side === side);
+      if (taken.length === result.hits.length) return result.nextCursor;
+      return taken.length > 0 ? (taken.at(-1)?.cursor ?? null) : incoming;
+    };
+    const nextTurns = turnsOnly || eventsOnly ? (eventsOnly ? null : turns.nextCursor) : resume('turns', turns, cursor.turns);
+    const nextEvents = turnsOnly || eventsOnly ? (turnsOnly ? null : events.nextCursor) : resume('events', events, cursor.events);
+    const hits = merged.map((hit) => hit.output);
+    const nextCursor = nextTurns === null && nextEvents === null ? null : encodeMergedCursor(nextTurns, nextEvents);
     if (hits.length === 0) io.print(`no match for ${JSON.stringify(query)}`);
     for (const hit of hits) {
       const id = 'turnId' in hit ? hit.turnId : hit.eventId;
@@ -107,8 +123,11 @@ function eventHitOutput(hit: EventHit) {
   };
 }
 
-/** One cursor for two ranked lists: each side's own cursor, or null once that side is exhausted. */
-function encodeMergedCursor(turns: string | null, events: string | null): string {
+/**
+ * One cursor for two ranked lists. Per side: a cursor string to resume after, absent when that side
+ * has not been read yet (start from the top), or null once it is exhausted.
+ */
+function encodeMergedCursor(turns: string | null | undefined, events: string | null | undefined): string {
   return Buffer.from(JSON.stringify({ turns, events })).toString('base64url');
 }
 
@@ -116,7 +135,7 @@ function decodeMergedCursor(cursor: string | undefined): { turns: string | undef
   if (cursor === undefined) return { turns: undefined, events: undefined };
   try {
     const value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as { turns?: unknown; events?: unknown };
-    const side = (part: unknown) => (typeof part === 'string' ? part : null);
+    const side = (part: unknown) => (typeof part === 'string' ? part : part === undefined ? undefined : null);
     return { turns: side(value.turns), events: side(value.events) };
   } catch {
     throw new InvalidInputError(

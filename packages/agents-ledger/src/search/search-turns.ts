@@ -43,6 +43,8 @@ export interface TurnHit {
   snippet: string;
   /** bm25 score, lower is better. */
   score: number;
+  /** Continues the search right after this hit (to page through several ranked lists at once). */
+  cursor?: string;
 }
 
 export interface TurnSearchResult {
@@ -78,19 +80,21 @@ export function searchTurns(ledger: LedgerContext, query: string, options: TurnS
   );
   if (expression === undefined) return { hits: [], nextCursor: null };
   const hits: TurnHit[] = [];
-  const seen = new Set<string>();
+  // Compactions reported on earlier pages stay reported: a compaction stands in for matches all
+  // down the ranking, and each must surface once per search, not once per page.
+  const seen = new Set<string>(after?.seen ?? []);
   let position = after;
-  // The resolved view folds many matches into one compaction: read on until the page is full.
   for (;;) {
     const page = withSearchErrors(plan, () => runPage(ledger, expression, filters, position, limit + 1));
     let consumed = 0;
     for (const raw of page.slice(0, limit)) {
       consumed += 1;
-      position = { score: raw.score, rowid: raw.rowid };
       const hit = options.view === 'raw' ? rawHitToHit(raw) : resolveHit(ledger, raw, options.sessionId);
-      if (seen.has(hit.turnId)) continue;
-      seen.add(hit.turnId);
-      hits.push(hit);
+      const duplicate = seen.has(hit.turnId);
+      if (hit.turnType === 'compaction' && hit.via !== null) seen.add(hit.turnId);
+      position = { score: raw.score, rowid: raw.rowid, seen: [...seen] };
+      if (duplicate) continue;
+      hits.push({ ...hit, cursor: encodeCursor(position) });
       if (hits.length === limit) break;
     }
     const rawLeft = page.length > consumed;
@@ -205,9 +209,14 @@ function rawHitToHit(hit: RawHit): TurnHit {
     via: null,
     role: hit.role,
     timestamp: hit.timestamp,
-    snippet: hit.snippet,
+    snippet: flatten(hit.snippet),
     score: hit.score,
   };
+}
+
+/** Snippets are shown one per line; the matched text's own line breaks would split them. */
+function flatten(text: string): string {
+  return text.replace(/\s+/g, ' ').trim();
 }
 
 /** A hit as its canonical compaction, or as itself when nothing has summarized it. */
@@ -221,7 +230,7 @@ function resolveHit(ledger: LedgerContext, hit: RawHit, viewSessionId: string | 
     via: hit.id,
     role: null,
     timestamp: canonical.timestamp,
-    snippet: hit.snippet,
+    snippet: flatten(hit.snippet),
     score: hit.score,
   };
 }
