@@ -105,3 +105,12 @@ export function integerOption(value: unknown, name: string): number | undefined 
 export function stringOption(value: unknown): string | undefined {
   return typeof value === 'string' ? value : undefined;
 }
+
+/** A time given as ISO 8601 or as milliseconds since the epoch. */
+export function timeOption(value: unknown, name: string): number | undefined {
+  if (value === undefined) return undefined;
+  const text = String(value);
+  const time = /^\d+$/.test(text) ? Number(text) : Date.parse(text);
+  if (Number.isNaN(time)) throw new UsageError(`--${name} takes an ISO 8601 time or ms since the epoch, got "${text}".`);
+  return time;
+}

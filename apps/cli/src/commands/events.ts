@@ -5,7 +5,7 @@ import { createInterface } from 'node:readline';
 import { InvalidInputError, LedgerError, type LedgerEvent } from '@nexus/core';
 import type { AppendEventInput, EventsLedger } from '@nexus/events-ledger';
 import { validateEventInput } from '@nexus/events-ledger';
-import { integerOption, stringOption, UsageError } from '../arguments.ts';
+import { integerOption, stringOption, timeOption, UsageError } from '../arguments.ts';
 import { ALREADY_WRITTEN, type Command } from '../command.ts';
 import { clip } from '../render.ts';
 
@@ -202,12 +202,4 @@ function parseJson(text: string, where: string): unknown {
   } catch (error) {
     throw new InvalidInputError(`${where} is not valid JSON: ${(error as Error).message}`);
   }
-}
-
-function timeOption(value: unknown, name: string): number | undefined {
-  if (value === undefined) return undefined;
-  const text = String(value);
-  const time = /^\d+$/.test(text) ? Number(text) : Date.parse(text);
-  if (Number.isNaN(time)) throw new UsageError(`--${name} takes an ISO 8601 time or ms since the epoch, got "${text}".`);
-  return time;
 }

@@ -3,7 +3,7 @@
 import type { TurnHit } from '@nexus/agents-ledger';
 import { InvalidInputError, type Role, type TurnType } from '@nexus/core';
 import type { EventHit } from '@nexus/events-ledger';
-import { integerOption, stringOption, UsageError } from '../arguments.ts';
+import { integerOption, stringOption, timeOption, UsageError } from '../arguments.ts';
 import type { Command } from '../command.ts';
 import { clip } from '../render.ts';
 
@@ -143,14 +143,6 @@ function decodeMergedCursor(cursor: string | undefined): { turns: string | undef
       'cursor',
     );
   }
-}
-
-function timeOption(value: unknown, name: string): number | undefined {
-  if (value === undefined) return undefined;
-  const text = String(value);
-  const time = /^\d+$/.test(text) ? Number(text) : Date.parse(text);
-  if (Number.isNaN(time)) throw new UsageError(`--${name} takes an ISO 8601 time or ms since the epoch, got "${text}".`);
-  return time;
 }
 
 export const doctorCommand: Command = {
