@@ -17,6 +17,8 @@ import {
 } from './measure.ts';
 import { reportProgress } from './progress.ts';
 import { addSizeBaselines, type BenchResult, describeMachine, formatTable, orderResults, writeJsonReport } from './report.ts';
+import { extractSearchArguments, SEARCH_USAGE, searchSizesFor } from './search-args.ts';
+import { benchmarkSearch } from './search-benchmark.ts';
 import { createTemporaryDirectory, removeDatabaseFiles, removeTemporaryDirectory } from './temporary-files.ts';
 
 const HISTORY_SEED = 20260101;
@@ -42,22 +44,37 @@ async function warmUp(directory: string): Promise<void> {
 }
 
 async function main(): Promise<void> {
-  const options = parseBenchArguments(process.argv.slice(2));
+  const search = extractSearchArguments(process.argv.slice(2));
+  const options = parseBenchArguments(search.rest);
   if (options.help) {
-    process.stdout.write(USAGE);
+    process.stdout.write(USAGE + SEARCH_USAGE);
     return;
   }
+  const searchSizes = searchSizesFor(search, options.quick);
   const machine = describeMachine();
   const started = nowMilliseconds();
   reportProgress(
     `node ${machine.node}, ${machine.cpus.count} × ${machine.cpus.model}, ${machine.totalMemGiB} GiB; ` +
-      `sizes ${options.sizes.join(', ')}${options.quick ? ' (quick)' : ''}`,
+      `sizes ${search.only ? '(search only)' : options.sizes.join(', ')}${options.quick ? ' (quick)' : ''}; ` +
+      `search sizes ${searchSizes.join(', ') || 'none'}`,
   );
   const results: BenchResult[] = [];
   const sizeIndependentNames = new Set(HISTORY_BUILDING_SIZE_INDEPENDENT);
   const directory = createTemporaryDirectory();
   const histories: BuiltHistory[] = [];
   try {
+    if (!search.only) await runCoreBenchmarks();
+    if (searchSizes.length > 0) {
+      const searchResults = await benchmarkSearch({ directory, sizes: searchSizes, quick: options.quick });
+      results.push(...searchResults.results);
+      for (const name of searchResults.baselineNames) sizeIndependentNames.add(name);
+    }
+  } finally {
+    for (const history of histories) history.ledger.close();
+    removeTemporaryDirectory(directory);
+  }
+
+  async function runCoreBenchmarks(): Promise<void> {
     await warmUp(directory);
     for (const size of options.sizes) {
       reportProgress(`building a history of ${size.toLocaleString('en-US')} turns`);
@@ -93,9 +110,6 @@ async function main(): Promise<void> {
         eventsPerMeasurement: options.quick ? 5_000 : 20_000,
       })),
     );
-  } finally {
-    for (const history of histories) history.ledger.close();
-    removeTemporaryDirectory(directory);
   }
   addSizeBaselines(results, sizeIndependentNames);
   const ordered = orderResults(results);
@@ -109,7 +123,7 @@ async function main(): Promise<void> {
 
 main().catch((error: unknown) => {
   if (error instanceof UsageError) {
-    process.stderr.write(`${error.message}\n\n${USAGE}`);
+    process.stderr.write(`${error.message}\n\n${USAGE}${SEARCH_USAGE}`);
     process.exitCode = 2;
     return;
   }

@@ -1,0 +1,198 @@
+// Builds a long history fast for the search benchmark: one session filled by appendTurns batches of 1,000, a large
+// context window so compaction runs every two or three batches (whenever shouldCompact says so), a summarizer that
+// copies the lead of each turn instead of ranking sentences, and as many events as turns (appendBatch of 1,000) in the
+// same file. Words are planted as the query plan says, and the build checks they landed where the queries expect.
+
+import { type AgentsLedger, openAgentsLedger } from '../../packages/agents-ledger/src/index.ts';
+import type { SessionSettings } from '../../packages/core/src/index.ts';
+import { createEventsLedger, type EventsLedger } from '../../packages/events-ledger/src/index.ts';
+import type { Summarizer } from '../../packages/summarizers/src/index.ts';
+import { nowMilliseconds } from './measure.ts';
+import { reportProgress } from './progress.ts';
+import { eventWithWord, planQueries, type QueryPlan, threeWordsOf, withWord } from './search-queries.ts';
+import { createConversationGenerator } from './synthetic-conversation.ts';
+import { createEventGenerator } from './synthetic-events.ts';
+
+export const SEARCH_BATCH = 1000;
+/** About 85k tokens per batch of turns: shouldCompact says yes every two or three batches. */
+export const SEARCH_SESSION_SETTINGS: SessionSettings = {
+  contextWindow: 200_000,
+  reserveTokens: 8_000,
+  keepRecentTokens: 16_000,
+};
+/** How the history was built, for the names of the results. */
+export const SEARCH_HISTORY_DESCRIPTION =
+  `turns by appendTurns ×${SEARCH_BATCH}, compact when shouldCompact (${SEARCH_SESSION_SETTINGS.contextWindow / 1000}k window), ` +
+  'lead-text summaries';
+
+const LEAD_CHARACTERS = 200;
+
+/**
+ * The first 200 characters of each turn, in order, until the summary reaches about the target size. The extractive
+ * summarizer would spend about 0.2 ms per summarized turn ranking sentences, which at a million turns is minutes of
+ * build spent outside what is measured; a summary of the same size indexes the same way.
+ */
+export const leadTextSummarizer: Summarizer = {
+  name: 'bench-lead-text',
+  async summarize(input) {
+    // The ledger's token estimate is about 4 characters a token; 3 keeps the summary safely under the target.
+    const budget = input.targetTokens * 3;
+    const parts: string[] = [];
+    let length = 0;
+    for (const turn of input.turns) {
+      const lead = turn.text.slice(0, LEAD_CHARACTERS);
+      if (length + lead.length + 1 > budget) break;
+      parts.push(lead);
+      length += lead.length + 1;
+    }
+    return { text: parts.join('\n') || 'nothing to keep', usage: { inputTokens: 0, outputTokens: 0 } };
+  },
+};
+
+export interface SearchHistory {
+  ledger: AgentsLedger;
+  events: EventsLedger;
+  path: string;
+  size: number;
+  plan: QueryPlan;
+  /** Three words of each phrase turn, taken before anything was planted. */
+  phrases: string[];
+  compactions: number;
+  /** Normal turns after the newest compaction's cut: what the resolved view reports as themselves. */
+  unsummarizedTurns: number;
+  turnsMilliseconds: number;
+  /** Part of turnsMilliseconds: shouldCompact and compact. */
+  compactionMilliseconds: number;
+  eventsMilliseconds: number;
+  /** page_count × page_size before anything was written, after the turns, and after the events. */
+  fileBytes: { empty: number; afterTurns: number; afterEvents: number };
+}
+
+export interface BuildSearchHistoryOptions {
+  path: string;
+  size: number;
+  seed: number;
+  quiet?: boolean;
+}
+
+function fileBytes(ledger: AgentsLedger): number {
+  const { sqlite } = ledger.database;
+  return (sqlite.pragma('page_count', { simple: true }) as number) * (sqlite.pragma('page_size', { simple: true }) as number);
+}
+
+export async function buildSearchHistory(options: BuildSearchHistoryOptions): Promise<SearchHistory> {
+  const { size } = options;
+  const ledger = openAgentsLedger(options.path, { summarizer: leadTextSummarizer });
+  const events = createEventsLedger({ database: ledger.database });
+  try {
+    const plan = planQueries(size, options.seed);
+    const empty = fileBytes(ledger);
+    const session = await ledger.createSession({ label: `search-bench-${size}`, settings: SEARCH_SESSION_SETTINGS });
+    const conversation = createConversationGenerator(options.seed);
+    const phrases: string[] = [];
+    let compactions = 0;
+    let compactionMilliseconds = 0;
+    const progressStep = Math.max(SEARCH_BATCH, Math.floor(size / 10 / SEARCH_BATCH) * SEARCH_BATCH);
+    const progress = (what: string, done: number, start: number) => {
+      if (!options.quiet && (done % progressStep === 0 || done === size)) {
+        reportProgress(
+          `  ${what} ${done.toLocaleString('en-US')}/${size.toLocaleString('en-US')}, ` +
+            `${((nowMilliseconds() - start) / 1000).toFixed(1)} s`,
+        );
+      }
+    };
+    const turnsStart = nowMilliseconds();
+    for (let appended = 0; appended < size; ) {
+      const batch = conversation.nextTurns(Math.min(SEARCH_BATCH, size - appended)).map((turn, offset) => {
+        const index = appended + offset;
+        if (plan.phraseTurns.has(index)) {
+          const phrase = threeWordsOf(plan.random, turn);
+          if (phrase) phrases.push(phrase);
+        }
+        const word = plan.turnWords.get(index);
+        return word ? withWord(turn, word) : turn;
+      });
+      await ledger.appendTurns(session.id, batch);
+      appended += batch.length;
+      const compactStart = nowMilliseconds();
+      if (await ledger.shouldCompact(session.id)) {
+        await ledger.compact(session.id, { trigger: 'threshold' });
+        compactions += 1;
+      }
+      compactionMilliseconds += nowMilliseconds() - compactStart;
+      progress(`turns (${compactions} compactions)`, appended, turnsStart);
+    }
+    const turnsMilliseconds = nowMilliseconds() - turnsStart;
+    const afterTurns = fileBytes(ledger);
+    const generator = createEventGenerator(options.seed + 1);
+    const eventsStart = nowMilliseconds();
+    for (let appended = 0; appended < size; ) {
+      const batch = generator.nextEvents(Math.min(SEARCH_BATCH, size - appended)).map((event, offset) => {
+        const word = plan.eventWords.get(appended + offset);
+        return word ? eventWithWord(event, word) : event;
+      });
+      await events.appendBatch(batch);
+      appended += batch.length;
+      progress('events', appended, eventsStart);
+    }
+    const eventsMilliseconds = nowMilliseconds() - eventsStart;
+    const history: SearchHistory = {
+      ledger,
+      events,
+      path: options.path,
+      size,
+      plan,
+      phrases,
+      compactions,
+      unsummarizedTurns: countUnsummarized(ledger, session.id),
+      turnsMilliseconds,
+      compactionMilliseconds,
+      eventsMilliseconds,
+      fileBytes: { empty, afterTurns, afterEvents: fileBytes(ledger) },
+    };
+    checkPlanted(history, session.id);
+    return history;
+  } catch (error) {
+    ledger.close();
+    throw error;
+  }
+}
+
+function countUnsummarized(ledger: AgentsLedger, sessionId: string): number {
+  return ledger.database.sqlite
+    .prepare(
+      `SELECT count(*) FROM agent_turns WHERE session_id = ? AND turn_type = 'normal' AND depth > coalesce(
+         (SELECT max(summarized_through_depth) FROM agent_turns WHERE session_id = ? AND turn_type = 'compaction'), -1)`,
+    )
+    .pluck()
+    .get(sessionId, sessionId) as number;
+}
+
+/** Each rare identifier matches one turn and one event; the summarized-only words match only summarized turns. */
+function checkPlanted(history: SearchHistory, sessionId: string): void {
+  const { sqlite } = history.ledger.database;
+  const count = (table: 'turns_fts' | 'events_fts', word: string) =>
+    sqlite.prepare(`SELECT count(*) FROM ${table} WHERE ${table} MATCH ?`).pluck().get(`"${word}"`) as number;
+  for (const identifier of history.plan.queries['rare identifier']) {
+    if (count('turns_fts', identifier) !== 1 || count('events_fts', identifier) !== 1) {
+      throw new Error(`search benchmark: ${identifier} should match exactly one turn and one event`);
+    }
+  }
+  const summarizedThrough = sqlite
+    .prepare(`SELECT max(summarized_through_depth) FROM agent_turns WHERE session_id = ? AND turn_type = 'compaction'`)
+    .pluck()
+    .get(sessionId) as number | null;
+  for (const word of history.plan.queries['word only in summarized turns']) {
+    const deepest = sqlite
+      .prepare(
+        `SELECT max(t.depth) FROM turns_fts JOIN agent_turns t ON t.rowid = turns_fts.rowid
+         WHERE turns_fts MATCH ? AND t.turn_type = 'normal'`,
+      )
+      .pluck()
+      .get(`"${word}"`) as number | null;
+    if (deepest !== null && (summarizedThrough === null || deepest > summarizedThrough)) {
+      throw new Error(`search benchmark: "${word}" is in a turn no compaction has summarized`);
+    }
+  }
+  if (history.phrases.length === 0) throw new Error('search benchmark: no 3-word query could be taken from the history');
+}
