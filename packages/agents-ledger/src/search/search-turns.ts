@@ -6,9 +6,9 @@
 import { decodeCursor, encodeCursor, InvalidInputError, planMatch, type Role, type TurnType } from '@nexus/core';
 import { type AgentSessionRow, agentSessions, type LedgerDrizzle, withSearchErrors } from '@nexus/db';
 import { eq } from 'drizzle-orm';
+import { effectiveCompaction } from '../build-context.ts';
 import type { LedgerContext } from '../ledger-context.ts';
 import { chainSegments, requireSessionRow, requireTurnRow } from '../store/chain.ts';
-import { canonicalCompaction } from './canon.ts';
 
 export interface TurnSearchOptions {
   /** `resolved` (default): hits in summarized turns surface as their canonical compaction. */
@@ -75,32 +75,18 @@ export function searchTurns(ledger: LedgerContext, query: string, options: TurnS
   // choice depends on the query and filters alone, so every page of one search uses the same one.
   const expression = plan.expressions.find(
     (candidate, index) =>
-      index === plan.expressions.length - 1 ||
-      withSearchErrors(plan, () => runPage(ledger, candidate, filters, null, 1)).length > 0,
+      index === plan.expressions.length - 1 || withSearchErrors(plan, () => anyMatch(ledger, candidate, filters)),
   );
   if (expression === undefined) return { hits: [], nextCursor: null };
-  const hits: TurnHit[] = [];
-  // Compactions reported on earlier pages stay reported: a compaction stands in for matches all
-  // down the ranking, and each must surface once per search, not once per page.
-  const seen = new Set<string>(after?.seen ?? []);
-  let position = after;
-  for (;;) {
-    const page = withSearchErrors(plan, () => runPage(ledger, expression, filters, position, limit + 1));
-    let consumed = 0;
-    for (const raw of page.slice(0, limit)) {
-      consumed += 1;
-      const hit = options.view === 'raw' ? rawHitToHit(raw) : resolveHit(ledger, raw, options.sessionId);
-      const duplicate = seen.has(hit.turnId);
-      if (hit.turnType === 'compaction' && hit.via !== null) seen.add(hit.turnId);
-      position = { score: raw.score, rowid: raw.rowid, seen: [...seen] };
-      if (duplicate) continue;
-      hits.push({ ...hit, cursor: encodeCursor(position) });
-      if (hits.length === limit) break;
-    }
-    const rawLeft = page.length > consumed;
-    if (hits.length === limit) return { hits, nextCursor: rawLeft && position ? encodeCursor(position) : null };
-    if (!rawLeft) return { hits, nextCursor: null };
-  }
+  const rows = withSearchErrors(plan, () =>
+    options.view === 'raw'
+      ? runRawPage(ledger, expression, filters, after, limit + 1)
+      : runResolvedPage(ledger, expression, filters, after, limit + 1),
+  );
+  const page = rows.slice(0, limit);
+  const hits = page.map((row) => ({ ...toHit(row), cursor: encodeCursor({ score: row.score, rowid: row.rowid }) }));
+  const last = page.at(-1);
+  return { hits, nextCursor: rows.length > limit && last ? encodeCursor({ score: last.score, rowid: last.rowid }) : null };
 }
 
 interface Filters {
@@ -108,77 +94,144 @@ interface Filters {
   parameters: unknown[];
 }
 
-function runPage(
+interface SearchFilters extends Filters {
+  /** With a session: the clauses selecting turns on its line, and the compaction standing in there. */
+  line: Filters | null;
+  lineCompaction: { id: string; depth: number; throughDepth: number } | null;
+}
+
+interface HitRow extends RawHit {
+  canonical: string;
+  canonicalSessionId: string;
+  canonicalTimestamp: number;
+}
+
+type Position = ReturnType<typeof decodeCursor>;
+
+function anyMatch(ledger: LedgerContext, expression: string, filters: Filters): boolean {
+  const where = ['turns_fts MATCH ?', ...filters.clauses].join(' AND ');
+  const sql = `SELECT 1 FROM turns_fts JOIN agent_turns t ON t.rowid = turns_fts.rowid WHERE ${where} LIMIT 1`;
+  return ledger.database.sqlite.prepare(sql).get(expression, ...filters.parameters) !== undefined;
+}
+
+function keyset(after: Position, score: string, rowid: string): Filters {
+  if (!after) return { clauses: [], parameters: [] };
+  return { clauses: [`(${score} > ? OR (${score} = ? AND ${rowid} > ?))`], parameters: [after.score, after.score, after.rowid] };
+}
+
+function runRawPage(ledger: LedgerContext, expression: string, filters: Filters, after: Position, take: number): HitRow[] {
+  const page = keyset(after, 'bm25(turns_fts)', 't.rowid');
+  const sql =
+    'SELECT t.id AS id, t.session_id AS sessionId, t.turn_type AS turnType, t.role AS role, t.timestamp AS timestamp, ' +
+    `t.rowid AS rowid, bm25(turns_fts) AS score, ${SNIPPET} AS snippet, t.id AS canonical, ` +
+    't.session_id AS canonicalSessionId, t.timestamp AS canonicalTimestamp ' +
+    'FROM turns_fts JOIN agent_turns t ON t.rowid = turns_fts.rowid ' +
+    `WHERE ${['turns_fts MATCH ?', ...filters.clauses, ...page.clauses].join(' AND ')} ORDER BY score, t.rowid LIMIT ?`;
+  return ledger.database.sqlite.prepare(sql).all(expression, ...filters.parameters, ...page.parameters, take) as HitRow[];
+}
+
+/** SQL true when turn `t` is summarized on a line whose newest compaction has these columns. */
+function coveredBy(throughDepth: string, depth: string): string {
+  return `((t.turn_type = 'normal' AND t.depth <= ${throughDepth}) OR (t.turn_type = 'compaction' AND t.depth < ${depth}))`;
+}
+
+/**
+ * The resolved view in one statement: each match maps to the turn that stands for it — the newest
+ * compaction of its line when that compaction covers it (each folds the one before), else the turn
+ * itself — and matches are grouped by that turn, best score first. Every match is ranked once per
+ * page, and a compaction appears on one page only.
+ */
+function runResolvedPage(
   ledger: LedgerContext,
   expression: string,
-  filters: Filters,
-  after: ReturnType<typeof decodeCursor>,
+  filters: SearchFilters,
+  after: Position,
   take: number,
-): RawHit[] {
-  const clauses = ['turns_fts MATCH ?', ...filters.clauses];
-  const parameters: unknown[] = [expression, ...filters.parameters];
-  if (after) {
-    clauses.push('(bm25(turns_fts) > ? OR (bm25(turns_fts) = ? AND t.rowid > ?))');
-    parameters.push(after.score, after.score, after.rowid);
+): HitRow[] {
+  // A turn outside the viewed line (or with no view) resolves on its own session's line.
+  const ownLine =
+    'CASE WHEN c.id IS NOT NULL AND (s.ignore_compactions_through_depth IS NULL OR c.depth > s.ignore_compactions_through_depth) ' +
+    `AND ${coveredBy('c.summarized_through_depth', 'c.depth')} THEN c.id ELSE t.id END`;
+  let canonical = ownLine;
+  const canonicalParameters: unknown[] = [];
+  if (filters.line) {
+    const view = filters.lineCompaction;
+    const onViewLine = view ? `CASE WHEN ${coveredBy('?', '?')} THEN ? ELSE t.id END` : 't.id';
+    canonical = `CASE WHEN (${filters.line.clauses.join(' OR ')}) THEN ${onViewLine} ELSE ${ownLine} END`;
+    canonicalParameters.push(...filters.line.parameters);
+    if (view) canonicalParameters.push(view.throughDepth, view.depth, view.id);
   }
+  const page = keyset(after, 'g.score', 'g.rowid');
   const sql =
-    `SELECT t.id AS id, t.session_id AS sessionId, t.turn_type AS turnType, t.role AS role, t.timestamp AS timestamp, ` +
-    `t.rowid AS rowid, bm25(turns_fts) AS score, ${SNIPPET} AS snippet ` +
-    `FROM turns_fts JOIN agent_turns t ON t.rowid = turns_fts.rowid WHERE ${clauses.join(' AND ')} ` +
-    'ORDER BY score, t.rowid LIMIT ?';
-  return ledger.database.sqlite.prepare(sql).all(...parameters, take) as RawHit[];
+    // MATERIALIZED: bm25() and snippet() only work while the full-text query runs, not after GROUP BY.
+    'WITH matches AS MATERIALIZED (SELECT t.id AS id, t.session_id AS sessionId, t.turn_type AS turnType, t.role AS role, ' +
+    `t.timestamp AS timestamp, t.rowid AS rowid, bm25(turns_fts) AS score, ${SNIPPET} AS snippet, ${canonical} AS canonical ` +
+    'FROM turns_fts JOIN agent_turns t ON t.rowid = turns_fts.rowid JOIN agent_sessions s ON s.id = t.session_id ' +
+    'LEFT JOIN agent_turns h ON h.id = s.head_turn_id LEFT JOIN agent_turns c ON c.id = h.latest_compaction_id ' +
+    `WHERE ${['turns_fts MATCH ?', ...filters.clauses].join(' AND ')}), ` +
+    // SQLite takes the bare columns of a MIN() group from the row holding the minimum: the best match.
+    'grouped AS (SELECT canonical, MIN(score) AS score, id, sessionId, turnType, role, timestamp, rowid, snippet ' +
+    'FROM matches GROUP BY canonical) ' +
+    'SELECT g.id AS id, g.sessionId AS sessionId, g.turnType AS turnType, g.role AS role, g.timestamp AS timestamp, ' +
+    'g.rowid AS rowid, g.score AS score, g.snippet AS snippet, g.canonical AS canonical, ' +
+    'k.session_id AS canonicalSessionId, k.timestamp AS canonicalTimestamp FROM grouped g JOIN agent_turns k ON k.id = g.canonical ' +
+    `${page.clauses.length > 0 ? `WHERE ${page.clauses.join(' AND ')} ` : ''}ORDER BY g.score, g.rowid LIMIT ?`;
+  return ledger.database.sqlite
+    .prepare(sql)
+    .all(...canonicalParameters, expression, ...filters.parameters, ...page.parameters, take) as HitRow[];
 }
 
-function buildFilters(db: LedgerDrizzle, options: TurnSearchOptions): Filters {
-  const clauses: string[] = [];
-  const parameters: unknown[] = [];
-  if (options.role) {
-    clauses.push('t.role = ?');
-    parameters.push(options.role);
-  }
-  if (options.turnType) {
-    clauses.push('t.turn_type = ?');
-    parameters.push(options.turnType);
-  }
-  if (options.author !== undefined) {
-    clauses.push("json_extract(t.metadata, '$.author') = ?");
-    parameters.push(options.author);
-  }
-  if (options.since !== undefined) {
-    clauses.push('t.timestamp >= ?');
-    parameters.push(options.since);
-  }
-  if (options.until !== undefined) {
-    clauses.push('t.timestamp <= ?');
-    parameters.push(options.until);
-  }
-  if (options.sessionId !== undefined) {
-    const scope = sessionScope(db, options.sessionId, options.includeForks ?? false);
-    clauses.push(`(${scope.clauses.join(' OR ')})`);
-    parameters.push(...scope.parameters);
-  }
-  return { clauses, parameters };
+function toHit(row: HitRow): TurnHit {
+  if (row.canonical === row.id) return rawHitToHit(row);
+  return {
+    turnId: row.canonical,
+    sessionId: row.canonicalSessionId,
+    turnType: 'compaction',
+    via: row.id,
+    role: null,
+    timestamp: row.canonicalTimestamp,
+    snippet: flatten(row.snippet),
+    score: row.score,
+  };
 }
 
-/** The turns on a session's line (a few depth ranges, one per fork on the way to the root), and optionally its forks' own turns. */
-function sessionScope(db: LedgerDrizzle, sessionId: string, includeForks: boolean): Filters {
-  const session = requireSessionRow(db, sessionId);
+function buildFilters(db: LedgerDrizzle, options: TurnSearchOptions): SearchFilters {
   const clauses: string[] = [];
   const parameters: unknown[] = [];
-  if (session.headTurnId) {
-    for (const segment of chainSegments(db, requireTurnRow(db, session.headTurnId))) {
-      clauses.push('(t.session_id = ? AND t.depth BETWEEN ? AND ?)');
-      parameters.push(segment.sessionId, segment.fromDepth, segment.toDepth);
-    }
+  const add = (clause: string, value: unknown) => {
+    clauses.push(clause);
+    parameters.push(value);
+  };
+  if (options.role) add('t.role = ?', options.role);
+  if (options.turnType) add('t.turn_type = ?', options.turnType);
+  if (options.author !== undefined) add("json_extract(t.metadata, '$.author') = ?", options.author);
+  if (options.since !== undefined) add('t.timestamp >= ?', options.since);
+  if (options.until !== undefined) add('t.timestamp <= ?', options.until);
+  if (options.sessionId === undefined) return { clauses, parameters, line: null, lineCompaction: null };
+
+  const session = requireSessionRow(db, options.sessionId);
+  const head = session.headTurnId ? requireTurnRow(db, session.headTurnId) : null;
+  const line: Filters = { clauses: [], parameters: [] };
+  for (const segment of head ? chainSegments(db, head) : []) {
+    line.clauses.push('(t.session_id = ? AND t.depth BETWEEN ? AND ?)');
+    line.parameters.push(segment.sessionId, segment.fromDepth, segment.toDepth);
   }
-  if (includeForks) {
-    const forks = descendants(db, session);
-    if (forks.length > 0) {
-      clauses.push(`t.session_id IN (${forks.map(() => '?').join(', ')})`);
-      parameters.push(...forks);
-    }
+  if (line.clauses.length === 0) line.clauses.push('0');
+  const scope: Filters = { clauses: [...line.clauses], parameters: [...line.parameters] };
+  const forks = options.includeForks ? descendants(db, session) : [];
+  if (forks.length > 0) {
+    scope.clauses.push(`t.session_id IN (${forks.map(() => '?').join(', ')})`);
+    scope.parameters.push(...forks);
   }
-  return clauses.length > 0 ? { clauses, parameters } : { clauses: ['0'], parameters: [] };
+  clauses.push(`(${scope.clauses.join(' OR ')})`);
+  parameters.push(...scope.parameters);
+  const newest = head ? effectiveCompaction(db, head, session) : null;
+  return {
+    clauses,
+    parameters,
+    line,
+    lineCompaction: newest ? { id: newest.id, depth: newest.depth, throughDepth: newest.summarizedThroughDepth ?? -1 } : null,
+  };
 }
 
 function descendants(db: LedgerDrizzle, session: AgentSessionRow): string[] {
@@ -217,20 +270,4 @@ function rawHitToHit(hit: RawHit): TurnHit {
 /** Snippets are shown one per line; the matched text's own line breaks would split them. */
 function flatten(text: string): string {
   return text.replace(/\s+/g, ' ').trim();
-}
-
-/** A hit as its canonical compaction, or as itself when nothing has summarized it. */
-function resolveHit(ledger: LedgerContext, hit: RawHit, viewSessionId: string | undefined): TurnHit {
-  const canonical = canonicalCompaction(ledger, hit.id, viewSessionId);
-  if (!canonical) return rawHitToHit(hit);
-  return {
-    turnId: canonical.id,
-    sessionId: canonical.sessionId,
-    turnType: 'compaction',
-    via: hit.id,
-    role: null,
-    timestamp: canonical.timestamp,
-    snippet: flatten(hit.snippet),
-    score: hit.score,
-  };
 }
