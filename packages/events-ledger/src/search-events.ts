@@ -63,7 +63,7 @@ export function searchEvents(database: LedgerDatabase, query: string, options: E
     const sql =
       'SELECT e.id, e.channel, e.external_id AS externalId, e.author, e.kind, e.payload, e.occurred_at AS occurredAt, ' +
       'e.received_at AS receivedAt, e.seq, e.prev_hash AS prevHash, e.hash, e.search_text AS searchText, e.rowid AS rowid, ' +
-      `bm25(events_fts) AS score, snippet(events_fts, 0, '[', ']', '…', 16) AS snippet ` +
+      "bm25(events_fts) AS score, '' AS snippet " +
       `FROM events_fts JOIN events e ON e.rowid = events_fts.rowid WHERE ${where.join(' AND ')} ORDER BY score, e.rowid LIMIT ?`;
     return withSearchErrors(plan, () => database.sqlite.prepare(sql).all(...values, take) as Row[]);
   };
@@ -74,6 +74,11 @@ export function searchEvents(database: LedgerDatabase, query: string, options: E
   if (expression === undefined) return { hits: [], nextCursor: null };
   const rows = run(expression, decodeCursor(options.cursor), limit + 1);
   const page = rows.slice(0, limit);
+  // Snippets only for the hits shown: computed in the ranking query they cost as much as the ranking.
+  const snippet = database.sqlite.prepare(
+    "SELECT snippet(events_fts, 0, '[', ']', '…', 16) AS snippet FROM events_fts WHERE events_fts MATCH ? AND rowid = ?",
+  );
+  for (const row of page) row.snippet = (snippet.get(expression, row.rowid) as { snippet: string } | undefined)?.snippet ?? '';
   const last = page.at(-1);
   return {
     hits: page.map((row) => ({

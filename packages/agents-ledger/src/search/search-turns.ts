@@ -84,6 +84,11 @@ export function searchTurns(ledger: LedgerContext, query: string, options: TurnS
       : runResolvedPage(ledger, expression, filters, after, limit + 1),
   );
   const page = rows.slice(0, limit);
+  // Snippets only for the hits shown: computed in the ranking query they cost as much as the ranking.
+  const snippet = ledger.database.sqlite.prepare(
+    `SELECT ${SNIPPET} AS snippet FROM turns_fts WHERE turns_fts MATCH ? AND rowid = ?`,
+  );
+  for (const row of page) row.snippet = (snippet.get(expression, row.rowid) as { snippet: string } | undefined)?.snippet ?? '';
   const hits = page.map((row) => ({ ...toHit(row), cursor: encodeCursor({ score: row.score, rowid: row.rowid }) }));
   const last = page.at(-1);
   return { hits, nextCursor: rows.length > limit && last ? encodeCursor({ score: last.score, rowid: last.rowid }) : null };
@@ -123,7 +128,7 @@ function runRawPage(ledger: LedgerContext, expression: string, filters: Filters,
   const page = keyset(after, 'bm25(turns_fts)', 't.rowid');
   const sql =
     'SELECT t.id AS id, t.session_id AS sessionId, t.turn_type AS turnType, t.role AS role, t.timestamp AS timestamp, ' +
-    `t.rowid AS rowid, bm25(turns_fts) AS score, ${SNIPPET} AS snippet, t.id AS canonical, ` +
+    "t.rowid AS rowid, bm25(turns_fts) AS score, '' AS snippet, t.id AS canonical, " +
     't.session_id AS canonicalSessionId, t.timestamp AS canonicalTimestamp ' +
     'FROM turns_fts JOIN agent_turns t ON t.rowid = turns_fts.rowid ' +
     `WHERE ${['turns_fts MATCH ?', ...filters.clauses, ...page.clauses].join(' AND ')} ORDER BY score, t.rowid LIMIT ?`;
@@ -163,9 +168,9 @@ function runResolvedPage(
   }
   const page = keyset(after, 'g.score', 'g.rowid');
   const sql =
-    // MATERIALIZED: bm25() and snippet() only work while the full-text query runs, not after GROUP BY.
+    // MATERIALIZED: bm25() only works while the full-text query runs, not after GROUP BY.
     'WITH matches AS MATERIALIZED (SELECT t.id AS id, t.session_id AS sessionId, t.turn_type AS turnType, t.role AS role, ' +
-    `t.timestamp AS timestamp, t.rowid AS rowid, bm25(turns_fts) AS score, ${SNIPPET} AS snippet, ${canonical} AS canonical ` +
+    `t.timestamp AS timestamp, t.rowid AS rowid, bm25(turns_fts) AS score, '' AS snippet, ${canonical} AS canonical ` +
     'FROM turns_fts JOIN agent_turns t ON t.rowid = turns_fts.rowid JOIN agent_sessions s ON s.id = t.session_id ' +
     'LEFT JOIN agent_turns h ON h.id = s.head_turn_id LEFT JOIN agent_turns c ON c.id = h.latest_compaction_id ' +
     `WHERE ${['turns_fts MATCH ?', ...filters.clauses].join(' AND ')}), ` +
