@@ -2,7 +2,7 @@
 // turns surface as the canonical compaction, with `via`) against the raw view, session lines and
 // forks, filters, and keyset pagination.
 
-import { type CompactionTurn, InvalidInputError, LedgerError, type Turn } from '@nexus/core';
+import { type CompactionTurn, contentText, InvalidInputError, LedgerError, type Turn } from '@nexus/core';
 import type { SummarizeInput, SummarizeResult, Summarizer } from '@nexus/summarizers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AgentsLedger, AppendTurnInput, TurnHit, TurnSearchOptions } from '../src/index.ts';
@@ -167,6 +167,24 @@ describe('the scenario itself', () => {
 });
 
 describe('resolved vs raw view', () => {
+  it('every snippet is cut from the turn that matched (via, or the hit itself)', async () => {
+    const { ledger } = scenario;
+    for (const view of ['resolved', 'raw'] as const) {
+      const { hits } = await ledger.search('the', { view, limit: 50 });
+      expect(hits.length, view).toBeGreaterThan(3);
+      for (const hit of hits) {
+        const source = await ledger.getTurn(hit.via ?? hit.turnId);
+        const text = (source.turnType === 'compaction' ? source.summary : contentText(source.content)).replace(/\s+/g, ' ');
+        const fragments = hit.snippet
+          .replace(/[[\]]/g, '')
+          .split('…')
+          .map((part) => part.trim())
+          .filter((part) => part.length > 0);
+        for (const fragment of fragments) expect(text, `${view} ${hit.turnId} via ${hit.via}`).toContain(fragment);
+      }
+    }
+  });
+
   it('a word only in a summarized turn resolves to the canonical compaction, via that turn', async () => {
     const { ledger, sourceId, sourceCompactions } = scenario;
     const newest = sourceCompactions.at(-1) as CompactionTurn;

@@ -75,8 +75,9 @@ export function searchEvents(database: LedgerDatabase, query: string, options: E
   const rows = run(expression, decodeCursor(options.cursor), limit + 1);
   const page = rows.slice(0, limit);
   // Snippets only for the hits shown: computed in the ranking query they cost as much as the ranking.
+  // (CAST: FTS5 drops a `rowid = ?` constraint bound as a double, and would snippet the first match.)
   const snippet = database.sqlite.prepare(
-    "SELECT snippet(events_fts, 0, '[', ']', '…', 16) AS snippet FROM events_fts WHERE events_fts MATCH ? AND rowid = ?",
+    "SELECT snippet(events_fts, 0, '[', ']', '…', 16) AS snippet FROM events_fts WHERE events_fts MATCH ? AND rowid = CAST(? AS INTEGER)",
   );
   for (const row of page) row.snippet = (snippet.get(expression, row.rowid) as { snippet: string } | undefined)?.snippet ?? '';
   const last = page.at(-1);

@@ -85,8 +85,9 @@ export function searchTurns(ledger: LedgerContext, query: string, options: TurnS
   );
   const page = rows.slice(0, limit);
   // Snippets only for the hits shown: computed in the ranking query they cost as much as the ranking.
+  // (CAST: FTS5 drops a `rowid = ?` constraint bound as a double, and would snippet the first match.)
   const snippet = ledger.database.sqlite.prepare(
-    `SELECT ${SNIPPET} AS snippet FROM turns_fts WHERE turns_fts MATCH ? AND rowid = ?`,
+    `SELECT ${SNIPPET} AS snippet FROM turns_fts WHERE turns_fts MATCH ? AND rowid = CAST(? AS INTEGER)`,
   );
   for (const row of page) row.snippet = (snippet.get(expression, row.rowid) as { snippet: string } | undefined)?.snippet ?? '';
   const hits = page.map((row) => ({ ...toHit(row), cursor: encodeCursor({ score: row.score, rowid: row.rowid }) }));
@@ -166,21 +167,22 @@ function runResolvedPage(
     canonicalParameters.push(...filters.line.parameters);
     if (view) canonicalParameters.push(view.throughDepth, view.depth, view.id);
   }
-  const page = keyset(after, 'g.score', 'g.rowid');
+  const page = keyset(after, 'g.score', 'g.turnRowid');
   const sql =
     // MATERIALIZED: bm25() only works while the full-text query runs, not after GROUP BY.
     'WITH matches AS MATERIALIZED (SELECT t.id AS id, t.session_id AS sessionId, t.turn_type AS turnType, t.role AS role, ' +
-    `t.timestamp AS timestamp, t.rowid AS rowid, bm25(turns_fts) AS score, '' AS snippet, ${canonical} AS canonical ` +
+    `t.timestamp AS timestamp, t.rowid AS turnRowid, bm25(turns_fts) AS score, '' AS snippet, ${canonical} AS canonical ` +
     'FROM turns_fts JOIN agent_turns t ON t.rowid = turns_fts.rowid JOIN agent_sessions s ON s.id = t.session_id ' +
     'LEFT JOIN agent_turns h ON h.id = s.head_turn_id LEFT JOIN agent_turns c ON c.id = h.latest_compaction_id ' +
     `WHERE ${['turns_fts MATCH ?', ...filters.clauses].join(' AND ')}), ` +
     // SQLite takes the bare columns of a MIN() group from the row holding the minimum: the best match.
-    'grouped AS (SELECT canonical, MIN(score) AS score, id, sessionId, turnType, role, timestamp, rowid, snippet ' +
+    // (`turnRowid`, not `rowid`: inside a materialized CTE `rowid` names the CTE's own row number.)
+    'grouped AS (SELECT canonical, MIN(score) AS score, id, sessionId, turnType, role, timestamp, turnRowid, snippet ' +
     'FROM matches GROUP BY canonical) ' +
     'SELECT g.id AS id, g.sessionId AS sessionId, g.turnType AS turnType, g.role AS role, g.timestamp AS timestamp, ' +
-    'g.rowid AS rowid, g.score AS score, g.snippet AS snippet, g.canonical AS canonical, ' +
+    'g.turnRowid AS rowid, g.score AS score, g.snippet AS snippet, g.canonical AS canonical, ' +
     'k.session_id AS canonicalSessionId, k.timestamp AS canonicalTimestamp FROM grouped g JOIN agent_turns k ON k.id = g.canonical ' +
-    `${page.clauses.length > 0 ? `WHERE ${page.clauses.join(' AND ')} ` : ''}ORDER BY g.score, g.rowid LIMIT ?`;
+    `${page.clauses.length > 0 ? `WHERE ${page.clauses.join(' AND ')} ` : ''}ORDER BY g.score, g.turnRowid LIMIT ?`;
   return ledger.database.sqlite
     .prepare(sql)
     .all(...canonicalParameters, expression, ...filters.parameters, ...page.parameters, take) as HitRow[];
