@@ -111,9 +111,7 @@ export function createAgentsLedger(options: AgentsLedgerOptions): AgentsLedger {
     findCompactionThatSummarized: guarded(async (turnId, findOptions) =>
       findCompactionThatSummarized(ledger, turnId, findOptions),
     ),
-    forkFrom: guarded(async (turnId, forkOptions = {}) =>
-      forkFrom(ledger, turnId, forkOptions, (turn) => findCompactionThatSummarized(ledger, turn.id)?.id ?? null),
-    ),
+    forkFrom: guarded(async (turnId, forkOptions = {}) => forkFrom(ledger, turnId, forkOptions)),
     tree: guarded(async (sessionId) => tree(ledger, sessionId)),
     contextUsage: guarded(async (sessionId) => contextUsage(ledger, sessionId)),
     shouldCompact: guarded(async (sessionId) => contextUsage(ledger, sessionId).shouldCompact),

@@ -1,13 +1,14 @@
 // Sessions and forks. A fork is copy-on-write: a new session row whose head is the historical
 // turn. No turn is copied, so forking costs the same at turn 10 and turn 10 million.
 
-import type { Session, SessionSettings, Turn } from '@nexus/core';
+import type { Session, SessionSettings } from '@nexus/core';
 import { agentSessions } from '@nexus/db';
 import { asc, desc, eq } from 'drizzle-orm';
 import { effectiveCompaction } from './build-context.ts';
+import { findCompactionThatSummarized } from './history.ts';
 import type { LedgerContext } from './ledger-context.ts';
 import { requireSessionRow, requireTurnRow } from './store/chain.ts';
-import { sessionFromRow, turnFromRow } from './store/row-mapping.ts';
+import { sessionFromRow } from './store/row-mapping.ts';
 import { validateSettings } from './validate-input.ts';
 
 export interface CreateSessionInput {
@@ -65,12 +66,7 @@ export interface Fork {
   forkPointSummarizedBy: string | null;
 }
 
-export function forkFrom(
-  ledger: LedgerContext,
-  turnId: string,
-  options: ForkOptions,
-  forkPointSummarizedBy: (turn: Turn) => string | null,
-): Fork {
+export function forkFrom(ledger: LedgerContext, turnId: string, options: ForkOptions): Fork {
   const row = ledger.database.transaction((db) => {
     const turn = requireTurnRow(db, turnId);
     const source = requireSessionRow(db, turn.sessionId);
@@ -100,7 +96,7 @@ export function forkFrom(
   return {
     session: sessionFromRow(row),
     baseCompactionId: effectiveCompaction(ledger.database.db, forkPointRow, row)?.id ?? null,
-    forkPointSummarizedBy: forkPointSummarizedBy(turnFromRow(forkPointRow)),
+    forkPointSummarizedBy: findCompactionThatSummarized(ledger, forkPointRow.id)?.id ?? null,
   };
 }
 
