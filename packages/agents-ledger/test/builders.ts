@@ -277,3 +277,17 @@ export function recordingSummarizer(text = 'Short summary.'): Summarizer & { inp
 export function normalIds(turns: readonly Turn[]): string[] {
   return turns.filter((turn) => turn.turnType === 'normal').map((turn) => turn.id);
 }
+
+/**
+ * A session compacted twice: 30 turns, C1, 20 turns, C2, then `trailingTurns` more. `line` is every
+ * turn id in chain order, compactions included.
+ */
+export async function twiceCompacted(ledger: AgentsLedger, trailingTurns = 0) {
+  const session = await newSession(ledger);
+  const first = await appendConversation(ledger, session.id, 30, 40);
+  const c1 = await ledger.compact(session.id);
+  const second = await appendConversation(ledger, session.id, 20, 40, 100);
+  const c2 = await ledger.compact(session.id);
+  const third = trailingTurns > 0 ? await appendConversation(ledger, session.id, trailingTurns, 20, 200) : [];
+  return { session, first, second, third, c1, c2, line: [...first, c1.id, ...second, c2.id, ...third] };
+}

@@ -11,21 +11,12 @@ import {
   SMALL_SETTINGS,
   sessionHistory,
   type TempLedger,
+  twiceCompacted,
   userTurn,
 } from './builders.ts';
 
 let temp: TempLedger;
 afterEach(() => temp?.cleanup());
-
-/** A session with two compactions: 30 turns, C1, 20 turns, C2. */
-async function twiceCompacted(ledger: AgentsLedger) {
-  const session = await newSession(ledger);
-  const first = await appendConversation(ledger, session.id, 30, 40);
-  const c1 = await ledger.compact(session.id);
-  const second = await appendConversation(ledger, session.id, 20, 40, 100);
-  const c2 = await ledger.compact(session.id);
-  return { session, first, second, c1, c2, line: [...first, c1.id, ...second, c2.id] };
-}
 
 async function snapshot(ledger: AgentsLedger, sessionId: string) {
   const session = await ledger.getSession(sessionId);

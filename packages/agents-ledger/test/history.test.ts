@@ -1,5 +1,4 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { AgentsLedger } from '../src/index.ts';
 import {
   appendConversation,
   fullHistory,
@@ -9,28 +8,18 @@ import {
   recordingSummarizer,
   sessionHistory,
   type TempLedger,
+  twiceCompacted,
   userTurn,
 } from './builders.ts';
 
 let temp: TempLedger;
 afterEach(() => temp?.cleanup());
 
-/** 30 turns, C1, 20 turns, C2, 3 turns. */
-async function twiceCompacted(ledger: AgentsLedger) {
-  const session = await newSession(ledger);
-  const first = await appendConversation(ledger, session.id, 30, 40);
-  const c1 = await ledger.compact(session.id);
-  const second = await appendConversation(ledger, session.id, 20, 40, 100);
-  const c2 = await ledger.compact(session.id);
-  const third = await appendConversation(ledger, session.id, 3, 20, 200);
-  return { session, first, second, third, c1, c2, line: [...first, c1.id, ...second, c2.id, ...third] };
-}
-
 describe('getFullHistory', () => {
   it('streams every turn oldest first, compactions included, with contiguous depths and parent links', async () => {
     temp = openTempLedger();
     const { ledger } = temp;
-    const { session, line, c1, c2 } = await twiceCompacted(ledger);
+    const { session, line, c1, c2 } = await twiceCompacted(ledger, 3);
     const history = await sessionHistory(ledger, session.id);
     expect(history.map((turn) => turn.id)).toEqual(line);
     history.forEach((turn, depth) => {
@@ -46,7 +35,7 @@ describe('getFullHistory', () => {
   it('stops at the turn asked for', async () => {
     temp = openTempLedger();
     const { ledger } = temp;
-    const { line } = await twiceCompacted(ledger);
+    const { line } = await twiceCompacted(ledger, 3);
     expect((await fullHistory(ledger, line[12] as string)).map((turn) => turn.id)).toEqual(line.slice(0, 13));
     expect((await fullHistory(ledger, line[0] as string)).map((turn) => turn.id)).toEqual(line.slice(0, 1));
   });
@@ -65,7 +54,7 @@ describe('getFullHistory', () => {
   it('runs through the source for a fork, then the fork own turns', async () => {
     temp = openTempLedger();
     const { ledger } = temp;
-    const { line } = await twiceCompacted(ledger);
+    const { line } = await twiceCompacted(ledger, 3);
     const fork = await ledger.forkFrom(line[40] as string);
     const own = await appendConversation(ledger, fork.session.id, 2, 10, 300);
     expect((await sessionHistory(ledger, fork.session.id)).map((turn) => turn.id)).toEqual([...line.slice(0, 41), ...own]);
@@ -76,7 +65,7 @@ describe('getSummarizedTurns', () => {
   it('returns the raw turns the first compaction summarized, from the root', async () => {
     temp = openTempLedger();
     const { ledger } = temp;
-    const { first, c1 } = await twiceCompacted(ledger);
+    const { first, c1 } = await twiceCompacted(ledger, 3);
     const summarized = await ledger.getSummarizedTurns(c1.id);
     const through = first.indexOf(c1.summarizedThroughTurnId);
     expect(summarized.map((turn) => turn.id)).toEqual(first.slice(0, through + 1));
@@ -86,7 +75,7 @@ describe('getSummarizedTurns', () => {
   it('returns the previous compaction, its kept turns and the later turns through the cut, in chain order', async () => {
     temp = openTempLedger();
     const { ledger } = temp;
-    const { line, c1, c2 } = await twiceCompacted(ledger);
+    const { line, c1, c2 } = await twiceCompacted(ledger, 3);
     const summarized = await ledger.getSummarizedTurns(c2.id);
     const from = line.indexOf(c1.firstKeptTurnId as string);
     const through = line.indexOf(c2.summarizedThroughTurnId);
@@ -115,7 +104,7 @@ describe('getSummarizedTurns', () => {
   it('rejects a normal turn id', async () => {
     temp = openTempLedger();
     const { ledger } = temp;
-    const { first } = await twiceCompacted(ledger);
+    const { first } = await twiceCompacted(ledger, 3);
     await expect(ledger.getSummarizedTurns(first[0] as string)).rejects.toMatchObject({ code: 'INVALID_INPUT' });
   });
 });
@@ -124,7 +113,7 @@ describe('findLatestCompaction and findCompactionThatSummarized', () => {
   it('finds the newest compaction at or above a turn', async () => {
     temp = openTempLedger();
     const { ledger } = temp;
-    const { first, second, third, c1, c2 } = await twiceCompacted(ledger);
+    const { first, second, third, c1, c2 } = await twiceCompacted(ledger, 3);
     expect(await ledger.findLatestCompaction(first[29] as string)).toBeNull();
     expect((await ledger.findLatestCompaction(c1.id))?.id).toBe(c1.id);
     expect((await ledger.findLatestCompaction(second[0] as string))?.id).toBe(c1.id);
@@ -135,7 +124,7 @@ describe('findLatestCompaction and findCompactionThatSummarized', () => {
   it('finds the compaction whose summary stands in for a turn, or null while the turn is still raw', async () => {
     temp = openTempLedger();
     const { ledger } = temp;
-    const { line, c1, c2, third } = await twiceCompacted(ledger);
+    const { line, c1, c2, third } = await twiceCompacted(ledger, 3);
     const c1Through = line.indexOf(c1.summarizedThroughTurnId);
     const c2Through = line.indexOf(c2.summarizedThroughTurnId);
     for (const [depth, id] of line.entries()) {
