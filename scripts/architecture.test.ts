@@ -11,9 +11,10 @@ const ALLOWED: Record<string, string[]> = {
   core: [],
   db: ['core'],
   summarizers: ['core'],
+  forest: ['core'],
   'events-ledger': ['core', 'db'],
-  'agents-ledger': ['core', 'db', 'summarizers'],
-  cli: ['core', 'db', 'summarizers', 'agents-ledger', 'events-ledger'],
+  'agents-ledger': ['core', 'db', 'summarizers', 'forest'],
+  cli: ['core', 'db', 'summarizers', 'forest', 'agents-ledger', 'events-ledger'],
 };
 
 function packageFolders(): Array<{ name: string; folder: string }> {

@@ -12,12 +12,14 @@ import {
   type Turn,
 } from '@nexus/core';
 import { fromDriverError, type LedgerDatabase, openDatabase } from '@nexus/db';
+import type { ForestConfig } from '@nexus/forest';
 import { createExtractiveSummarizer, type Summarizer } from '@nexus/summarizers';
 import { type AppendTurnInput, appendTurns } from './append-turn.ts';
 import { type BuildContextOptions, type BuiltContext, buildContext } from './build-context.ts';
 import { type CompactOptions, type ContextUsage, compact, contextUsage } from './compact.ts';
 import type { CompactionStrategy } from './compaction/compaction-strategy.ts';
 import { createFlatStrategy } from './compaction/flat-strategy.ts';
+import { createUnionFindStrategy } from './compaction/union-find-strategy.ts';
 import { checkLedger, type Problem } from './doctor.ts';
 import { findCompactionThatSummarized, findLatestCompaction, getFullHistory, getSummarizedTurns } from './history.ts';
 import type { LedgerContext } from './ledger-context.ts';
@@ -37,15 +39,20 @@ import {
 } from './sessions.ts';
 import { requireTurnRow } from './store/chain.ts';
 import { turnsWithEventLinks } from './store/event-links.ts';
+import { ForestCache } from './topics/forest-cache.ts';
+import { expandTopic, findTopic, listTopics, setTopicDropped, type Topic, type TopicOfTurn } from './topics/topic-operations.ts';
 
 export interface AgentsLedgerOptions {
   database: LedgerDatabase;
   /** Writes compaction summaries; the offline extractive summarizer by default. */
   summarizer?: Summarizer;
   tokenCounter?: TokenCounter;
-  /** Extra strategies by name; `flat` is always there. */
+  /** Extra strategies by name; `flat` and `union-find` are always there. */
   strategies?: CompactionStrategy[];
+  /** The strategy of sessions that name none (`flat` unless set). */
   defaultStrategy?: string;
+  /** Settings for new union-find forests: mergeThreshold (0.15), maxClusters (10), maxCentroidTerms (256). */
+  forest?: Partial<ForestConfig>;
   now?: () => number;
   generateId?: IdGenerator;
 }
@@ -75,6 +82,15 @@ export interface AgentsLedger {
   search(query: string, options?: TurnSearchOptions): Promise<TurnSearchResult>;
   /** The topmost compaction standing in for a turn on a session's line, or null when none has summarized it. */
   canon(turnId: string, options?: { sessionId?: string }): Promise<CompactionTurn | null>;
+  /** The topics (union-find clusters) of the newest compaction on a session's line; [] without one. */
+  topics(sessionId: string): Promise<Topic[]>;
+  /** The topic standing for a turn (find), and the compaction covering it. */
+  findTopic(turnId: string, options?: { sessionId?: string }): Promise<TopicOfTurn>;
+  /** A topic's member turns, oldest first (expand). The session of the topic's root turn by default. */
+  expandTopic(clusterId: string, options?: { sessionId?: string }): Promise<Turn[]>;
+  /** Stops injecting a topic into the session's contexts; recorded, undone by restoreTopic. */
+  dropTopic(clusterId: string, options?: { sessionId?: string }): Promise<Topic>;
+  restoreTopic(clusterId: string, options?: { sessionId?: string }): Promise<Topic>;
   /** Checks stored invariants (search index, compaction pointers); returns problems, repairs nothing. */
   doctor(): Promise<Problem[]>;
   close(): void;
@@ -82,7 +98,10 @@ export interface AgentsLedger {
 
 export function createAgentsLedger(options: AgentsLedgerOptions): AgentsLedger {
   const tokenCounter = options.tokenCounter ?? estimateTokenCounter;
-  const strategies = new Map<string, CompactionStrategy>([['flat', createFlatStrategy()]]);
+  const strategies = new Map<string, CompactionStrategy>([
+    ['flat', createFlatStrategy()],
+    ['union-find', createUnionFindStrategy()],
+  ]);
   for (const strategy of options.strategies ?? []) strategies.set(strategy.name, strategy);
   const ledger: LedgerContext = {
     database: options.database,
@@ -90,6 +109,8 @@ export function createAgentsLedger(options: AgentsLedgerOptions): AgentsLedger {
     summarizer: options.summarizer ?? createExtractiveSummarizer({ tokenCounter }),
     strategies,
     defaultStrategy: options.defaultStrategy ?? 'flat',
+    forestConfig: options.forest ?? {},
+    forests: new ForestCache(),
     now: options.now ?? Date.now,
     generateId: options.generateId ?? generateId,
   };
@@ -118,6 +139,11 @@ export function createAgentsLedger(options: AgentsLedgerOptions): AgentsLedger {
     compact: guarded((sessionId, compactOptions) => compact(ledger, sessionId, compactOptions)),
     search: guarded(async (query, searchOptions) => searchTurns(ledger, query, searchOptions)),
     doctor: guarded(async () => checkLedger(ledger)),
+    topics: guarded(async (sessionId) => listTopics(ledger, sessionId)),
+    findTopic: guarded(async (turnId, topicOptions) => findTopic(ledger, turnId, topicOptions?.sessionId)),
+    expandTopic: guarded(async (clusterId, topicOptions) => expandTopic(ledger, clusterId, topicOptions?.sessionId)),
+    dropTopic: guarded(async (clusterId, topicOptions) => setTopicDropped(ledger, clusterId, true, topicOptions?.sessionId)),
+    restoreTopic: guarded(async (clusterId, topicOptions) => setTopicDropped(ledger, clusterId, false, topicOptions?.sessionId)),
     canon: guarded(async (turnId, canonOptions) => canonicalCompaction(ledger, turnId, canonOptions?.sessionId)),
     close: () => options.database.close(),
   };

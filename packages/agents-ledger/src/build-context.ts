@@ -17,6 +17,7 @@ import {
 import { eventIdsByTurn } from './store/event-links.ts';
 import { turnFromRow } from './store/row-mapping.ts';
 import { renderSummaryBlock } from './summary-block.ts';
+import { DEFAULT_TOPIC_SHARE, type InjectedTopic, type TopicSelection, topicContext } from './topics/topic-context.ts';
 
 export interface BuildContextOptions {
   /** Hard limit on the tokens of `system` + `messages`. Oldest raw turns go first. */
@@ -27,6 +28,13 @@ export interface BuildContextOptions {
   sessionId?: string;
   /** Ignore every compaction and rebuild from raw turns, newest first, within the budget. */
   full?: boolean;
+  /**
+   * The incoming message (or a runtime's own query): with a union-find compaction, the topics
+   * nearest it are injected first. Without it, the most recently touched topics that fit.
+   */
+  query?: string;
+  /** Most of the budget topics may take when raw turns want the rest (0–1, default 0.5). */
+  topicShare?: number;
 }
 
 export interface BuiltContext {
@@ -40,6 +48,10 @@ export interface BuiltContext {
   /** For included turns that cite events of the events ledger: turn id → event ids. */
   citedEvents: Record<string, string[]>;
   summaryTruncated: boolean;
+  /** Topics of a union-find compaction injected into `system`, each with its id to expand. */
+  topics: InjectedTopic[];
+  /** Live topics left out to stay within the budget. */
+  omittedTopicIds: string[];
 }
 
 export function buildContext(ledger: LedgerContext, turnId: string, options: BuildContextOptions = {}): BuiltContext {
@@ -54,9 +66,20 @@ export function buildContext(ledger: LedgerContext, turnId: string, options: Bui
   const fromDepth = compaction ? rawStartDepth(db, compaction) : 0;
   const segments = clipSegments(chainSegments(db, turn), fromDepth, turn.depth);
   const candidates = loadCandidates(db, segments, options.budgetTokens);
-  const summaryBlock = compaction
-    ? renderSummaryBlock(turnFromRow(compaction) as Parameters<typeof renderSummaryBlock>[0])
-    : null;
+  let summaryBlock: string | null = null;
+  let topics: TopicSelection = { summaryBlock: '', injected: [], omittedTopicIds: [] };
+  if (compaction?.strategy === 'union-find') {
+    const room = budget === undefined ? undefined : topicRoom(ledger, budget, options, candidates);
+    topics = topicContext(ledger, {
+      compaction: { id: compaction.id, summarizedThroughTurnId: compaction.summarizedThroughTurnId ?? '' },
+      viewSessionId: view.id,
+      query: options.query,
+      room,
+    });
+    summaryBlock = topics.summaryBlock || null;
+  } else if (compaction) {
+    summaryBlock = renderSummaryBlock(turnFromRow(compaction) as Parameters<typeof renderSummaryBlock>[0]);
+  }
   const assembled = assembleContext({
     systemPrompt: options.systemPrompt,
     summaryBlock,
@@ -65,7 +88,32 @@ export function buildContext(ledger: LedgerContext, turnId: string, options: Bui
     tokenCounter: ledger.tokenCounter,
   });
   const citedEvents = Object.fromEntries(eventIdsByTurn(db, assembled.includedTurnIds));
-  return { ...assembled, compactionTurnId: compaction?.id ?? null, citedEvents };
+  return {
+    ...assembled,
+    compactionTurnId: compaction?.id ?? null,
+    citedEvents,
+    topics: topics.injected,
+    omittedTopicIds: topics.omittedTopicIds,
+  };
+}
+
+/**
+ * Tokens the topics may take: what the system prompt leaves, less what the raw turns need, but
+ * raw turns may claim at most (1 - topicShare) of it when topics compete for the room.
+ */
+function topicRoom(
+  ledger: LedgerContext,
+  budget: number,
+  options: BuildContextOptions,
+  candidates: readonly NormalTurn[],
+): number {
+  const share = options.topicShare ?? DEFAULT_TOPIC_SHARE;
+  if (typeof share !== 'number' || !(share >= 0 && share <= 1)) {
+    throw new InvalidInputError(`topicShare must be a number from 0 to 1; got ${String(share)}.`, 'topicShare');
+  }
+  const available = budget - (options.systemPrompt ? ledger.tokenCounter.countText(options.systemPrompt) + 1 : 0);
+  const rawTokens = candidates.reduce((total, turn) => total + turn.tokenCount, 0);
+  return Math.max(0, available - Math.min(rawTokens, Math.floor(available * (1 - share))));
 }
 
 /**

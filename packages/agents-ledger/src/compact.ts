@@ -11,14 +11,22 @@ import {
   InvalidInputError,
   type NormalTurn,
   type SessionSettings,
+  type Turn,
 } from '@nexus/core';
+import { agentTurns, type LedgerDrizzle } from '@nexus/db';
+import { inArray } from 'drizzle-orm';
 import { insertTurnAfter } from './append-turn.ts';
 import { contextTokensAt, effectiveCompaction, rawStartDepth } from './build-context.ts';
+import type { CompactionPlan } from './compaction/compaction-strategy.ts';
 import type { LedgerContext } from './ledger-context.ts';
 import { chainSegments, clipSegments, readChainRange, requireSessionRow, requireTurnRow } from './store/chain.ts';
 import { sessionFromRow, turnFromRow } from './store/row-mapping.ts';
 import { renderSummaryBlock } from './summary-block.ts';
-import { validateTimestamp } from './validate-input.ts';
+import { forestToExtend } from './topics/forest-access.ts';
+import { writeForest } from './topics/forest-store.ts';
+import { compactionPercentOf } from './topics/render-topics.ts';
+import { activeDrops } from './topics/topic-drops.ts';
+import { requireStrategy, validateTimestamp } from './validate-input.ts';
 
 export interface CompactOptions {
   trigger?: CompactionTrigger;
@@ -63,14 +71,7 @@ export async function compact(ledger: LedgerContext, sessionId: string, options:
   const timestamp = validateTimestamp(options.timestamp);
   const session = requireSessionRow(db, sessionId);
   if (!session.headTurnId) throw new EmptySessionError(sessionId);
-  const strategyName = options.strategy ?? ledger.defaultStrategy;
-  const strategy = ledger.strategies.get(strategyName);
-  if (!strategy) {
-    throw new InvalidInputError(
-      `Unknown compaction strategy "${strategyName}"; known: ${[...ledger.strategies.keys()].join(', ')}.`,
-      'strategy',
-    );
-  }
+  const strategy = requireStrategy(ledger, options.strategy ?? session.compactionStrategy ?? ledger.defaultStrategy);
   const head = requireTurnRow(db, session.headTurnId);
   const previous = effectiveCompaction(db, head, session);
   const fromDepth = previous ? rawStartDepth(db, previous) : 0;
@@ -81,6 +82,7 @@ export async function compact(ledger: LedgerContext, sessionId: string, options:
   const settings = sessionFromRow(session).settings;
   const summaryTokens = options.summaryTokens ?? defaultSummaryTokens(settings);
 
+  const forestBase = previous?.strategy === 'union-find' ? previous.id : null;
   const plan = await strategy.plan({
     sessionId,
     previous: previous ? (turnFromRow(previous) as CompactionTurn) : null,
@@ -91,6 +93,8 @@ export async function compact(ledger: LedgerContext, sessionId: string, options:
     summaryTokens,
     summarizer: ledger.summarizer,
     tokenCounter: ledger.tokenCounter,
+    loadForest: () => forestToExtend(ledger, forestBase, activeDrops(db, sessionId)),
+    readTurns: (ids) => readTurnsById(db, ids),
   });
   const windowIds = window.map((turn) => turn.id);
   const throughIndex = windowIds.indexOf(plan.summarizedThroughTurnId);
@@ -108,8 +112,13 @@ export async function compact(ledger: LedgerContext, sessionId: string, options:
     }
     const id = ledger.generateId('turn');
     const through = requireTurnRow(tx, plan.summarizedThroughTurnId);
+    const sources = plan.sources ?? {
+      count: throughIndex + 1 + (previous ? 1 : 0),
+      tokens: window.slice(0, throughIndex + 1).reduce((total, turn) => total + turn.tokenCount, previous?.tokenCount ?? 0),
+    };
+    const metadata = compactionMetadata(ledger, plan, sources, { summaryTokens, windowTurns: window.length });
     const tokenCount = ledger.tokenCounter.countText(
-      renderSummaryBlock({ id, summary: plan.summary, summarizedThroughTurnId: through.id }),
+      renderSummaryBlock({ id, summary: plan.summary, summarizedThroughTurnId: through.id, strategy: strategy.name, metadata }),
     );
     const tokensBefore = contextTokensAt(tx, currentHead, current);
     const keptRaw = plan.firstKeptTurnId
@@ -120,7 +129,7 @@ export async function compact(ledger: LedgerContext, sessionId: string, options:
       : currentHead.cumulativeTokens - through.cumulativeTokens;
     const tokensAfter = tokenCount + keptRaw;
     if (tokensAfter >= tokensBefore) throw new CompactionWouldNotShrinkError(sessionId, tokensBefore, tokensAfter);
-    return insertTurnAfter(ledger, tx, sessionId, currentHead, {
+    const inserted = insertTurnAfter(ledger, tx, sessionId, currentHead, {
       id,
       turnType: 'compaction',
       role: null,
@@ -140,8 +149,52 @@ export async function compact(ledger: LedgerContext, sessionId: string, options:
       previousCompactionId: previous?.id ?? null,
       coversFromDepth: previous ? (previous.firstKeptTurnId ? fromDepth : previous.depth) : 0,
       summarizedThroughDepth: through.depth,
-      metadata: { summaryTokens, windowTurns: window.length },
+      metadata,
     });
+    if (plan.forest) {
+      const { forest, previousCompactionId, seedCompactionId, topics } = plan.forest;
+      writeForest(tx, { compactionId: id, sessionId, previousCompactionId, seedCompactionId, forest, topics });
+    }
+    return inserted;
   });
+  if (plan.forest) ledger.forests.set(row.id, plan.forest.forest);
   return turnFromRow(row) as CompactionTurn;
+}
+
+/** What a compaction turn records beside its summary: its size policy, cost and provenance counts. */
+function compactionMetadata(
+  ledger: LedgerContext,
+  plan: CompactionPlan,
+  sources: { count: number; tokens: number },
+  base: Record<string, number>,
+): Record<string, unknown> {
+  const metadata: Record<string, unknown> = {
+    ...base,
+    summarizerCalls: plan.summarizerCalls ?? 1,
+    compacts: sources.count,
+    sourceTokens: sources.tokens,
+    compactionPercent: compactionPercentOf(ledger.tokenCounter.countText(plan.summary), sources.tokens),
+  };
+  if (plan.forest) {
+    const live = plan.forest.topics.filter((topic) => !topic.cluster.dropped);
+    metadata.topics = live.map(({ cluster }) => ({
+      id: cluster.id,
+      summaryVersion: cluster.summaryVersion,
+      members: cluster.members,
+    }));
+    if (plan.forest.failedClusterIds.length > 0) metadata.unsummarizedTopics = plan.forest.failedClusterIds;
+  }
+  return metadata;
+}
+
+function readTurnsById(db: LedgerDrizzle, ids: readonly string[]): Map<string, Turn> {
+  const turns = new Map<string, Turn>();
+  if (ids.length === 0) return turns;
+  for (const row of db
+    .select()
+    .from(agentTurns)
+    .where(inArray(agentTurns.id, [...ids]))
+    .all())
+    turns.set(row.id, turnFromRow(row));
+  return turns;
 }

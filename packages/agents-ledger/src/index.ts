@@ -4,8 +4,9 @@ export type { AppendTurnInput } from './append-turn.ts';
 export type { BuildContextOptions, BuiltContext } from './build-context.ts';
 export type { CompactOptions, ContextUsage } from './compact.ts';
 export { defaultSummaryTokens } from './compact.ts';
-export type { CompactionInput, CompactionPlan, CompactionStrategy } from './compaction/compaction-strategy.ts';
+export type { CompactionInput, CompactionPlan, CompactionStrategy, ForestOutcome } from './compaction/compaction-strategy.ts';
 export { createFlatStrategy } from './compaction/flat-strategy.ts';
+export { createUnionFindStrategy } from './compaction/union-find-strategy.ts';
 export { assembleContext, CONTINUATION_MARKER, toMessages } from './context/assemble-context.ts';
 export type { Problem } from './doctor.ts';
 export type { Conversation, ConversationMessage, ConversationQuestion } from './import/conversation-file.ts';
@@ -17,3 +18,6 @@ export { createRecallToolHandler, RECALL_TOOL_NAME, recallToolDefinition } from 
 export type { TurnHit, TurnSearchOptions, TurnSearchResult } from './search/search-turns.ts';
 export type { CreateSessionInput, Fork, ForkOptions, ListSessionsOptions, SessionTree } from './sessions.ts';
 export { renderSummaryBlock } from './summary-block.ts';
+export type { InjectedTopic } from './topics/topic-context.ts';
+export { DEFAULT_TOPIC_SHARE, selectTopics } from './topics/topic-context.ts';
+export type { Topic, TopicOfTurn } from './topics/topic-operations.ts';

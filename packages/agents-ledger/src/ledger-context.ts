@@ -3,8 +3,10 @@
 
 import type { IdGenerator, TokenCounter } from '@nexus/core';
 import type { LedgerDatabase } from '@nexus/db';
+import type { ForestConfig } from '@nexus/forest';
 import type { Summarizer } from '@nexus/summarizers';
 import type { CompactionStrategy } from './compaction/compaction-strategy.ts';
+import type { ForestCache } from './topics/forest-cache.ts';
 
 export interface LedgerContext {
   database: LedgerDatabase;
@@ -12,6 +14,9 @@ export interface LedgerContext {
   summarizer: Summarizer;
   strategies: ReadonlyMap<string, CompactionStrategy>;
   defaultStrategy: string;
+  /** Settings for new union-find forests (a stored forest keeps the settings it was made with). */
+  forestConfig: Partial<ForestConfig>;
+  forests: ForestCache;
   now: () => number;
   generateId: IdGenerator;
 }

@@ -9,19 +9,29 @@ import { findCompactionThatSummarized } from './history.ts';
 import type { LedgerContext } from './ledger-context.ts';
 import { requireSessionRow, requireTurnRow } from './store/chain.ts';
 import { sessionFromRow } from './store/row-mapping.ts';
-import { validateSettings } from './validate-input.ts';
+import { copyDrops } from './topics/topic-drops.ts';
+import { requireStrategy, validateSettings } from './validate-input.ts';
 
 export interface CreateSessionInput {
   label?: string;
   settings?: Partial<SessionSettings>;
+  /** Compaction strategy for this session (`flat`, `union-find`); the ledger's default otherwise. */
+  strategy?: string;
 }
 
 export function createSession(ledger: LedgerContext, input: CreateSessionInput = {}): Session {
   const settings = validateSettings(input.settings);
+  const compactionStrategy = input.strategy === undefined ? null : requireStrategy(ledger, input.strategy).name;
   const row = ledger.database.transaction((db) =>
     db
       .insert(agentSessions)
-      .values({ id: ledger.generateId('session'), label: input.label ?? null, createdAt: ledger.now(), ...settings })
+      .values({
+        id: ledger.generateId('session'),
+        label: input.label ?? null,
+        createdAt: ledger.now(),
+        compactionStrategy,
+        ...settings,
+      })
       .returning()
       .get(),
   );
@@ -56,6 +66,8 @@ export interface ForkOptions {
   full?: boolean;
   label?: string;
   settings?: Partial<SessionSettings>;
+  /** The fork's compaction strategy; the source session's by default. */
+  strategy?: string;
 }
 
 export interface Fork {
@@ -67,6 +79,7 @@ export interface Fork {
 }
 
 export function forkFrom(ledger: LedgerContext, turnId: string, options: ForkOptions): Fork {
+  const strategy = options.strategy === undefined ? undefined : requireStrategy(ledger, options.strategy).name;
   const row = ledger.database.transaction((db) => {
     const turn = requireTurnRow(db, turnId);
     const source = requireSessionRow(db, turn.sessionId);
@@ -75,11 +88,12 @@ export function forkFrom(ledger: LedgerContext, turnId: string, options: ForkOpt
       reserveTokens: source.reserveTokens,
       keepRecentTokens: source.keepRecentTokens,
     });
-    return db
+    const fork = db
       .insert(agentSessions)
       .values({
         id: ledger.generateId('session'),
         label: options.label ?? null,
+        compactionStrategy: strategy ?? source.compactionStrategy,
         headTurnId: turn.id,
         parentSessionId: turn.sessionId,
         forkedFromTurnId: turn.id,
@@ -91,6 +105,9 @@ export function forkFrom(ledger: LedgerContext, turnId: string, options: ForkOpt
       })
       .returning()
       .get();
+    // Topics dropped in the source stay dropped in the fork, which may then restore them on its own.
+    copyDrops(db, source.id, fork.id, ledger.now());
+    return fork;
   });
   const forkPointRow = requireTurnRow(ledger.database.db, turnId);
   return {

@@ -2,6 +2,20 @@
 // naming the field instead of a constraint failure from the database.
 
 import { type ContentBlock, DEFAULT_SESSION_SETTINGS, InvalidInputError, type SessionSettings } from '@nexus/core';
+import type { CompactionStrategy } from './compaction/compaction-strategy.ts';
+import type { LedgerContext } from './ledger-context.ts';
+
+/** The strategy registered under `name`, or an error listing the known ones. */
+export function requireStrategy(ledger: Pick<LedgerContext, 'strategies'>, name: string): CompactionStrategy {
+  const strategy = typeof name === 'string' ? ledger.strategies.get(name) : undefined;
+  if (!strategy) {
+    throw new InvalidInputError(
+      `Unknown compaction strategy ${JSON.stringify(name)}; known: ${[...ledger.strategies.keys()].join(', ')}.`,
+      'strategy',
+    );
+  }
+  return strategy;
+}
 
 export function validateSettings(
   partial: Partial<SessionSettings> | undefined,

@@ -29,6 +29,7 @@ describe('createSession', () => {
       rebuildFromRaw: false,
       ignoreCompactionsThroughDepth: null,
       settings: DEFAULT_SESSION_SETTINGS,
+      compactionStrategy: null,
       createdAt: session.createdAt,
     });
     expect(await ledger.getSession(session.id)).toEqual(session);

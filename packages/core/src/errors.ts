@@ -141,3 +141,23 @@ export class StorageError extends LedgerError {
     super('STORAGE_ERROR', message, options);
   }
 }
+
+/** A topic (union-find cluster) id that is not a cluster root in the view asked about. */
+export class ClusterNotFoundError extends LedgerError {
+  constructor(
+    readonly clusterId: string,
+    detail: string,
+  ) {
+    super('CLUSTER_NOT_FOUND', `No topic "${clusterId}": ${detail}`);
+  }
+}
+
+/** A forest that breaks its own invariants (a turn graduated twice, a parent cycle, a lost member). */
+export class ForestIntegrityError extends LedgerError {
+  constructor(
+    message: string,
+    readonly ids: string[] = [],
+  ) {
+    super('FOREST_INTEGRITY', message);
+  }
+}

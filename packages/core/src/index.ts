@@ -1,9 +1,11 @@
 export type { ContentBlock, Message, Role, TextBlock, ToolResultBlock, ToolUseBlock } from './content.ts';
 export { contentText, toContentBlocks, toolResultIds, toolUseIds } from './content.ts';
 export {
+  ClusterNotFoundError,
   CompactionWouldNotShrinkError,
   EmptySessionError,
   EventNotFoundError,
+  ForestIntegrityError,
   HeadConflictError,
   InvalidInputError,
   LedgerError,
@@ -29,3 +31,4 @@ export type { TokenCounter } from './tokens.ts';
 export { countContentTokens, countMessagesTokens, estimateTokenCounter, MESSAGE_OVERHEAD_TOKENS } from './tokens.ts';
 export type { CompactionTrigger, CompactionTurn, NormalTurn, SummarizerUsage, Turn, TurnType } from './turn.ts';
 export { isCompaction } from './turn.ts';
+export { STOPWORDS, WORD_PATTERN } from './words.ts';

@@ -32,5 +32,7 @@ export interface Session {
    */
   ignoreCompactionsThroughDepth: number | null;
   settings: SessionSettings;
+  /** The compaction strategy `compact` uses when none is named (`flat`, `union-find`); null: the ledger's default. Forks inherit it. */
+  compactionStrategy: string | null;
   createdAt: number;
 }

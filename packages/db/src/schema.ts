@@ -21,6 +21,8 @@ export const agentSessions = sqliteTable(
     contextWindow: integer('context_window').notNull(),
     reserveTokens: integer('reserve_tokens').notNull(),
     keepRecentTokens: integer('keep_recent_tokens').notNull(),
+    /** The compaction strategy this session uses when none is named; null: the ledger's default. */
+    compactionStrategy: text('compaction_strategy'),
     createdAt: integer('created_at').notNull(),
   },
   (table) => [index('idx_sessions_parent').on(table.parentSessionId), index('idx_sessions_created').on(table.createdAt)],
@@ -131,6 +133,109 @@ export const turnEvents = sqliteTable(
   },
   (table) => [primaryKey({ columns: [table.turnId, table.eventId] }), index('idx_turn_events_event').on(table.eventId)],
 );
+
+/**
+ * The union-find forest as of a union-find compaction turn. Rows are written once, with the
+ * compaction, and never changed: a forest is the chain of these rows through `previous_compaction_id`,
+ * so a fork that compacts writes its own rows and the source session's forest is untouched.
+ */
+export const forestStates = sqliteTable(
+  'forest_states',
+  {
+    compactionId: text('compaction_id')
+      .primaryKey()
+      .references(() => agentTurns.id),
+    sessionId: text('session_id')
+      .notNull()
+      .references(() => agentSessions.id),
+    /** The union-find compaction whose forest this one continues; null: a fresh forest. */
+    previousCompactionId: text('previous_compaction_id').references((): AnySQLiteColumn => forestStates.compactionId),
+    /** A flat compaction whose summary entered this forest as its first node, if any. */
+    seedCompactionId: text('seed_compaction_id').references(() => agentTurns.id),
+    config: text('config', { mode: 'json' }).notNull(),
+    clock: integer('clock').notNull(),
+    /** TF-IDF: documents counted so far, and the document frequency of each term changed by this compaction. */
+    documentCount: integer('document_count').notNull(),
+    changedTerms: text('changed_terms', { mode: 'json' }).notNull(),
+  },
+  (table) => [index('idx_forest_states_previous').on(table.previousCompactionId)],
+);
+
+/** Parent pointers written by a compaction: a turn graduating (`graduated`) or a root merged away (`merged`). */
+export const forestNodes = sqliteTable(
+  'forest_nodes',
+  {
+    compactionId: text('compaction_id')
+      .notNull()
+      .references(() => forestStates.compactionId),
+    nodeId: text('node_id')
+      .notNull()
+      .references(() => agentTurns.id),
+    parentId: text('parent_id')
+      .notNull()
+      .references(() => agentTurns.id),
+    kind: text('kind', { enum: ['graduated', 'merged'] }).notNull(),
+    /** Order of the writes within the compaction. */
+    position: integer('position').notNull(),
+  },
+  (table) => [
+    primaryKey({ columns: [table.compactionId, table.nodeId] }),
+    index('idx_forest_nodes_node').on(table.nodeId),
+    check('forest_node_not_compaction', sql`${table.nodeId} <> ${table.compactionId}`),
+  ],
+);
+
+/** Every cluster of the forest as of a compaction (a snapshot: at most the cap plus dropped ones). */
+export const forestClusters = sqliteTable(
+  'forest_clusters',
+  {
+    compactionId: text('compaction_id')
+      .notNull()
+      .references(() => forestStates.compactionId),
+    rootId: text('root_id')
+      .notNull()
+      .references(() => agentTurns.id),
+    /** Stable root order (insertion order). */
+    position: integer('position').notNull(),
+    members: integer('members').notNull(),
+    memberTokens: integer('member_tokens').notNull(),
+    summary: text('summary'),
+    summaryVersion: integer('summary_version').notNull(),
+    /** The cluster as injected in a context (header with provenance, summary, any lines not folded in yet). */
+    block: text('block').notNull(),
+    blockTokens: integer('block_tokens').notNull(),
+    dirty: integer('dirty', { mode: 'boolean' }).notNull(),
+    pending: text('pending', { mode: 'json' }).notNull(),
+    absorbedSummaries: text('absorbed_summaries', { mode: 'json' }).notNull(),
+    centroid: text('centroid', { mode: 'json' }).notNull(),
+    firstTimestamp: integer('first_timestamp').notNull(),
+    lastTimestamp: integer('last_timestamp').notNull(),
+    touched: integer('touched').notNull(),
+    generation: integer('generation').notNull(),
+    dropped: integer('dropped', { mode: 'boolean' }).notNull(),
+  },
+  (table) => [primaryKey({ columns: [table.compactionId, table.rootId] })],
+);
+
+/** Drops and restores of a topic in a session, newest last; the newest row for a topic decides. */
+export const topicDrops = sqliteTable(
+  'topic_drops',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    sessionId: text('session_id')
+      .notNull()
+      .references(() => agentSessions.id),
+    clusterId: text('cluster_id')
+      .notNull()
+      .references(() => agentTurns.id),
+    dropped: integer('dropped', { mode: 'boolean' }).notNull(),
+    at: integer('at').notNull(),
+  },
+  (table) => [index('idx_topic_drops_session').on(table.sessionId, table.clusterId)],
+);
+
+export type ForestStateRow = typeof forestStates.$inferSelect;
+export type ForestClusterRow = typeof forestClusters.$inferSelect;
 
 export type EventRow = typeof events.$inferSelect;
 

@@ -1,8 +1,9 @@
 // Where a compaction cuts the window: everything before the cut is summarized, everything after is
 // kept raw. Pure, so it can be tested on plain arrays.
 
-import type { NormalTurn } from '@nexus/core';
+import { type NormalTurn, NothingToCompactError } from '@nexus/core';
 import { groupIntoUnits, startsWithUserText } from '../context/turn-units.ts';
+import type { CompactionInput } from './compaction-strategy.ts';
 
 export interface Cut {
   toSummarize: NormalTurn[];
@@ -41,4 +42,25 @@ export function chooseCut(window: readonly NormalTurn[], keepRecentTokens: numbe
     toSummarize: units.slice(0, cutUnit).flatMap((unit) => unit.turns),
     toKeep: units.slice(cutUnit).flatMap((unit) => unit.turns),
   };
+}
+
+/**
+ * The cut every strategy starts from: the oldest turns go (into a summary, or graduate into the
+ * forest), the newest `keepRecentTokens` stay raw. Token-driven on purpose: compaction fires on
+ * tokens, so a cut counted in messages could summarize nothing and fire again forever.
+ */
+export function requireCut(input: CompactionInput): Cut & { last: NormalTurn } {
+  if (input.window.length === 0) {
+    throw new NothingToCompactError(input.sessionId, 'no turn was added since the last compaction.');
+  }
+  const cut = chooseCut(input.window, input.settings.keepRecentTokens, { force: input.trigger === 'overflow' });
+  const last = cut.toSummarize.at(-1);
+  if (!last) {
+    throw new NothingToCompactError(
+      input.sessionId,
+      `the ${input.window.length} turn(s) since the last compaction fit in keepRecentTokens (${input.settings.keepRecentTokens}) ` +
+        'or are a tool call still waiting for its result; lower keepRecentTokens or wait for more turns.',
+    );
+  }
+  return { ...cut, last };
 }

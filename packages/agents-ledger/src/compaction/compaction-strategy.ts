@@ -2,8 +2,18 @@
 // produces the summary; the ledger reads the window, checks the result and writes the compaction
 // turn, so every strategy's output is stored and read the same way.
 
-import type { CompactionTrigger, CompactionTurn, NormalTurn, SessionSettings, SummarizerUsage, TokenCounter } from '@nexus/core';
+import type {
+  CompactionTrigger,
+  CompactionTurn,
+  NormalTurn,
+  SessionSettings,
+  SummarizerUsage,
+  TokenCounter,
+  Turn,
+} from '@nexus/core';
+import type { TopicForest } from '@nexus/forest';
 import type { Summarizer } from '@nexus/summarizers';
+import type { TopicRecord } from '../topics/forest-store.ts';
 
 export interface CompactionInput {
   sessionId: string;
@@ -18,6 +28,27 @@ export interface CompactionInput {
   summaryTokens: number;
   summarizer: Summarizer;
   tokenCounter: TokenCounter;
+  /**
+   * The union-find forest `previous` left (a fresh one when it is not a union-find compaction),
+   * with the session's dropped topics marked. Yours to change: each call loads a new copy or hands
+   * over the cached one.
+   */
+  loadForest(): TopicForest;
+  /** Stored turns by id, for strategies that need turns outside `window` (a topic's older members). */
+  readTurns(ids: readonly string[]): Map<string, Turn>;
+}
+
+/** What a union-find plan adds: the forest after graduation, written with the compaction turn. */
+export interface ForestOutcome {
+  forest: TopicForest;
+  /** The union-find compaction whose forest this continues, or null for a fresh forest. */
+  previousCompactionId: string | null;
+  /** A flat compaction whose summary entered the forest as a node, if any. */
+  seedCompactionId: string | null;
+  /** Every cluster, in root order, with its rendered block. */
+  topics: TopicRecord[];
+  /** Clusters whose summarizer call failed this time; they stay dirty, their members shown raw. */
+  failedClusterIds: string[];
 }
 
 export interface CompactionPlan {
@@ -28,6 +59,14 @@ export interface CompactionPlan {
   firstKeptTurnId: string | null;
   summarizer: string;
   usage: SummarizerUsage;
+  /** Summarizer calls made, recorded on the compaction turn (1 when omitted). */
+  summarizerCalls?: number;
+  /**
+   * The direct sources the summary stands for (the note-store spec's compacts=N) and their tokens;
+   * when omitted, the previous compaction and the window's turns up to the cut.
+   */
+  sources?: { count: number; tokens: number };
+  forest?: ForestOutcome;
 }
 
 /**

@@ -56,6 +56,7 @@ export function sessionFromRow(row: AgentSessionRow): Session {
       reserveTokens: row.reserveTokens,
       keepRecentTokens: row.keepRecentTokens,
     },
+    compactionStrategy: row.compactionStrategy,
     createdAt: row.createdAt,
   };
 }

@@ -1,5 +1,7 @@
 // Ranks sentences by the specific, rare information they carry, so a tight budget keeps facts over chatter.
 
+import { STOPWORDS, WORD_PATTERN } from '@nexus/core';
+
 interface Feature {
   pattern: RegExp;
   /** A cheap test the text must pass first: most sentences lack a digit, a slash or an underscore. */
@@ -57,20 +59,7 @@ const INNER_CAPITALIZED = /(?<=[\s(,;:"'])\p{Lu}[\p{L}\p{N}]*/gu;
 const CAPITALIZED_WEIGHT = 1;
 const CAPITALIZED_CAP = 3;
 
-const TERM = /[\p{L}\p{N}_]+(?:[.'’-][\p{L}\p{N}_]+)*/gu;
-
-const STOPWORDS = new Set(
-  (
-    'a about above after again against all also am an and any are as at be because been before being below between both but by ' +
-    'can could did do does doing down during each few for from further had has have having he her here hers herself him himself ' +
-    'his how i if in into is it its itself just me more most my myself no nor not now of off on once only or other our ours ' +
-    'ourselves out over own same she should so some such than that the their theirs them themselves then there these they this ' +
-    'those through to too under until up very was we were what when where which while who whom why will with would you your ' +
-    "yours yourself yourselves i'm i've i'll i'd we're we've we'll you're you've you'll it's that's there's let's don't doesn't " +
-    "didn't isn't aren't wasn't weren't can't couldn't won't wouldn't shouldn't haven't hasn't hadn't get got one like well " +
-    'may might must shall us yes ok okay via per'
-  ).split(' '),
-);
+const TERM = WORD_PATTERN;
 
 // Words of pleasantries and acknowledgements; a sentence made only of these and stopwords says nothing.
 const FILLER_WORDS = new Set(

@@ -1,0 +1,114 @@
+// The paper's union-find strategy behind the same seam as flat. The turns before the cut graduate
+// into the forest one at a time, oldest first (no summarizer call); then each dirty cluster gets one
+// summarizer call folding its previous summary with its new members. The compaction turn's summary
+// is every live topic's block, so readers that know nothing of topics still see all of it.
+
+import { contentText, isCompaction, LedgerError, SummarizerError, type Turn } from '@nexus/core';
+import type { ClusterSummaryRequest, TopicForest } from '@nexus/forest';
+import type { TopicRecord } from '../topics/forest-store.ts';
+import { renderTopicBlock } from '../topics/render-topics.ts';
+import { requireCut } from './choose-cut.ts';
+import type { CompactionInput, CompactionPlan, CompactionStrategy } from './compaction-strategy.ts';
+
+export function createUnionFindStrategy(): CompactionStrategy {
+  return {
+    name: 'union-find',
+    async plan(input: CompactionInput): Promise<CompactionPlan> {
+      const { toSummarize, toKeep, last } = requireCut(input);
+      const forest = input.loadForest();
+      const previous = input.previous;
+      // A flat summary before this forest enters it as one node: its facts join the topics they match.
+      const seedCompactionId = previous && previous.strategy !== 'union-find' ? previous.id : null;
+      const known = new Map<string, Turn>(toSummarize.map((turn) => [turn.id, turn]));
+      if (previous && seedCompactionId) {
+        known.set(previous.id, previous);
+        forest.graduate({ id: previous.id, text: previous.summary, tokens: previous.tokenCount, timestamp: previous.timestamp });
+      }
+      for (const turn of toSummarize) {
+        forest.graduate({ id: turn.id, text: contentText(turn.content), tokens: turn.tokenCount, timestamp: turn.timestamp });
+      }
+
+      const usage = { inputTokens: 0, outputTokens: 0 };
+      let summarizerCalls = 0;
+      const perTopicTokens = Math.max(48, Math.floor(input.summaryTokens / forest.config.maxClusters));
+      const resolved = await forest.resolveDirty(async (request) => {
+        summarizerCalls += 1;
+        const result = await input.summarizer.summarize(summaryRequest(input, request, known, perTopicTokens));
+        usage.inputTokens += result.usage.inputTokens;
+        usage.outputTokens += result.usage.outputTokens;
+        return result.text;
+      });
+      const firstFailure = resolved.failed[0];
+      if (firstFailure && resolved.summarized.length === 0) throw asSummarizerError(firstFailure.error, input.summarizer.name);
+
+      const topics = renderTopics(input, forest, known);
+      const live = topics.filter((topic) => !topic.cluster.dropped);
+      return {
+        summary: live.map((topic) => topic.block).join('\n\n'),
+        summarizedThroughTurnId: last.id,
+        firstKeptTurnId: toKeep[0]?.id ?? null,
+        summarizer: input.summarizer.name,
+        usage,
+        summarizerCalls,
+        sources: {
+          count: live.reduce((total, topic) => total + topic.cluster.members, 0),
+          tokens: live.reduce((total, topic) => total + topic.cluster.memberTokens, 0),
+        },
+        forest: {
+          forest,
+          previousCompactionId: previous?.strategy === 'union-find' ? previous.id : null,
+          seedCompactionId,
+          topics,
+          failedClusterIds: resolved.failed.map((failure) => failure.clusterId),
+        },
+      };
+    },
+  };
+}
+
+/** One cluster's call: its previous summaries fold in, only its new members are sent. */
+function summaryRequest(
+  input: CompactionInput,
+  request: ClusterSummaryRequest,
+  known: Map<string, Turn>,
+  perTopicTokens: number,
+) {
+  const missing = request.turns.map((turn) => turn.id).filter((id) => !known.has(id));
+  for (const [id, turn] of input.readTurns(missing)) known.set(id, turn);
+  const previousSummaries = [...request.previousSummaries];
+  const turns: Array<{ id: string; role: 'user' | 'assistant'; text: string; timestamp: number }> = [];
+  for (const member of request.turns) {
+    const turn = known.get(member.id);
+    // A folded-in compaction is a summary already: it joins the previous summaries, not the turns.
+    if (turn && isCompaction(turn)) previousSummaries.push(turn.summary);
+    else turns.push({ id: member.id, role: turn?.role ?? 'user', text: member.text, timestamp: member.timestamp });
+  }
+  const previousTokens = previousSummaries.reduce((total, summary) => total + input.tokenCounter.countText(summary), 0);
+  const newTokens = turns.reduce((total, turn) => total + input.tokenCounter.countText(turn.text), 0);
+  return {
+    // As flat: keep the old summary and half the new, within the topic's share of the summary budget.
+    targetTokens: Math.max(32, Math.min(perTopicTokens, previousTokens + Math.floor(newTokens / 2))),
+    previousSummary: previousSummaries.length > 0 ? previousSummaries.join('\n') : undefined,
+    turns,
+    instructions: input.instructions,
+  };
+}
+
+function renderTopics(input: CompactionInput, forest: TopicForest, known: Map<string, Turn>): TopicRecord[] {
+  return forest.clusters().map((cluster) => {
+    const pendingLines = cluster.pending.map((id) => {
+      const turn = known.get(id);
+      const text = !turn ? '' : isCompaction(turn) ? turn.summary : contentText(turn.content);
+      return { id, text };
+    });
+    const { block } = renderTopicBlock({ ...cluster, pendingLines: cluster.dirty ? pendingLines : [] }, input.tokenCounter);
+    return { cluster, block, blockTokens: input.tokenCounter.countText(block) };
+  });
+}
+
+function asSummarizerError(error: unknown, summarizer: string): Error {
+  if (LedgerError.isInstance(error)) return error;
+  return new SummarizerError(`Every topic's summarizer call failed; nothing was written: ${String(error)}`, summarizer, {
+    cause: error,
+  });
+}

@@ -1,0 +1,32 @@
+// Getting the forest a compaction holds: from the cache when this process built or loaded it
+// already, else replayed from its rows. Readers share the cached copy; a compaction takes it (it is
+// about to change it) and puts the next forest back once its own rows are written.
+
+import { TopicForest } from '@nexus/forest';
+import type { LedgerContext } from '../ledger-context.ts';
+import { loadForestState } from './forest-store.ts';
+
+export function sharedForest(ledger: LedgerContext, compactionId: string, drops: ReadonlySet<string>): TopicForest {
+  let forest = ledger.forests.get(compactionId);
+  if (!forest) {
+    forest = new TopicForest({ state: loadForestState(ledger.database.db, compactionId) });
+    ledger.forests.set(compactionId, forest);
+  }
+  return markDrops(forest, drops);
+}
+
+/** The forest to build the next compaction on: `compactionId`'s, or a fresh one for null. */
+export function forestToExtend(ledger: LedgerContext, compactionId: string | null, drops: ReadonlySet<string>): TopicForest {
+  if (compactionId === null) return new TopicForest({ config: ledger.forestConfig });
+  const forest =
+    ledger.forests.take(compactionId) ?? new TopicForest({ state: loadForestState(ledger.database.db, compactionId) });
+  return markDrops(forest, drops);
+}
+
+/** A forest remembers drops as of its compaction; the viewing session's current drops decide. */
+function markDrops(forest: TopicForest, drops: ReadonlySet<string>): TopicForest {
+  for (const cluster of forest.clusters()) {
+    if (cluster.dropped !== drops.has(cluster.id)) forest.setDropped(cluster.id, drops.has(cluster.id));
+  }
+  return forest;
+}

@@ -1,0 +1,148 @@
+// The topic operations of the ledger: list a session's topics, find the topic of a turn, expand a
+// topic to its turns, drop or restore a topic. All read the forest of the newest compaction on the
+// viewing session's line, so a fork sees its own topics and its source's up to the fork point.
+
+import { ClusterNotFoundError, type CompactionTurn, InvalidInputError, type Turn } from '@nexus/core';
+import { type AgentSessionRow, type AgentTurnRow, agentTurns, type LedgerDrizzle } from '@nexus/db';
+import { inArray } from 'drizzle-orm';
+import { effectiveCompaction } from '../build-context.ts';
+import { findCompactionThatSummarized } from '../history.ts';
+import type { LedgerContext } from '../ledger-context.ts';
+import { requireSessionRow, requireTurnRow } from '../store/chain.ts';
+import { turnsWithEventLinks } from '../store/event-links.ts';
+import { sharedForest } from './forest-access.ts';
+import { readTopicRows } from './forest-store.ts';
+import { activeDrops, isDropped, recordDrop } from './topic-drops.ts';
+
+export interface Topic {
+  id: string;
+  members: number;
+  /** Tokens the topic's block costs in a context. */
+  tokens: number;
+  /** Tokens of its member turns (what expanding it costs). */
+  memberTokens: number;
+  summary: string | null;
+  summaryVersion: number;
+  dirty: boolean;
+  dropped: boolean;
+  firstTimestamp: number;
+  lastTimestamp: number;
+  /** The start of the summary, for listings. */
+  preview: string;
+  /** The compaction whose forest this listing comes from. */
+  compactionId: string;
+}
+
+export interface TopicOfTurn {
+  turnId: string;
+  /** The topic standing for the turn, or null while the turn is raw (or compacted by flat only). */
+  clusterId: string | null;
+  /** The newest compaction on the line covering the turn (canon), or null. */
+  compactionId: string | null;
+}
+
+export function listTopics(ledger: LedgerContext, sessionId: string): Topic[] {
+  const db = ledger.database.db;
+  const view = requireSessionRow(db, sessionId);
+  const compaction = unionFindCompactionOf(db, view);
+  if (!compaction) return [];
+  const drops = activeDrops(db, view.id);
+  return readTopicRows(db, compaction.id).map((row) => ({
+    id: row.rootId,
+    members: row.members,
+    tokens: row.blockTokens,
+    memberTokens: row.memberTokens,
+    summary: row.summary,
+    summaryVersion: row.summaryVersion,
+    dirty: row.dirty,
+    dropped: drops.has(row.rootId),
+    firstTimestamp: row.firstTimestamp,
+    lastTimestamp: row.lastTimestamp,
+    preview: preview(row.summary ?? row.block),
+    compactionId: compaction.id,
+  }));
+}
+
+export function findTopic(ledger: LedgerContext, turnId: string, sessionId?: string): TopicOfTurn {
+  const db = ledger.database.db;
+  const turn = requireTurnRow(db, turnId);
+  const view = requireSessionRow(db, sessionId ?? turn.sessionId);
+  const compaction = view.headTurnId ? effectiveCompaction(db, requireTurnRow(db, view.headTurnId), view) : null;
+  const compactor = findCompactionThatSummarized(ledger, turnId, { sessionId: view.id });
+  if (!compaction || !compactor) return { turnId, clusterId: null, compactionId: compactor ? (compaction?.id ?? null) : null };
+  if (compaction.strategy !== 'union-find') return { turnId, clusterId: null, compactionId: compaction.id };
+  const forest = sharedForest(ledger, compaction.id, activeDrops(db, view.id));
+  // A turn a flat compaction summarized before the forest began is in the topic its summary joined.
+  let node: CompactionTurn | null = compactor;
+  let clusterId = forest.find(turnId);
+  while (clusterId === null && node) {
+    clusterId = forest.find(node.id);
+    node = clusterId === null ? findCompactionThatSummarized(ledger, node.id, { sessionId: view.id }) : null;
+  }
+  return { turnId, clusterId, compactionId: compaction.id };
+}
+
+export function expandTopic(ledger: LedgerContext, clusterId: string, sessionId?: string): Turn[] {
+  const db = ledger.database.db;
+  const { view, compaction } = topicView(ledger, clusterId, sessionId);
+  const ids = sharedForest(ledger, compaction.id, activeDrops(db, view.id)).expand(clusterId);
+  const rows = new Map<string, AgentTurnRow>();
+  for (let start = 0; start < ids.length; start += 500) {
+    for (const row of db
+      .select()
+      .from(agentTurns)
+      .where(inArray(agentTurns.id, ids.slice(start, start + 500)))
+      .all())
+      rows.set(row.id, row);
+  }
+  return turnsWithEventLinks(
+    db,
+    ids.map((id) => rows.get(id) as AgentTurnRow),
+  );
+}
+
+/** Records a drop (or, with `restore`, its undoing); no turn or topic is deleted. */
+export function setTopicDropped(ledger: LedgerContext, clusterId: string, dropped: boolean, sessionId?: string): Topic {
+  const { view, compaction } = topicView(ledger, clusterId, sessionId);
+  if (!readTopicRows(ledger.database.db, compaction.id).some((row) => row.rootId === clusterId)) {
+    // Let the forest explain: a member of another topic, or not in the forest at all.
+    sharedForest(ledger, compaction.id, new Set()).expand(clusterId);
+  }
+  ledger.database.transaction((tx) => {
+    if (isDropped(tx, view.id, clusterId) !== dropped) recordDrop(tx, view.id, clusterId, dropped, ledger.now());
+  });
+  return listTopics(ledger, view.id).find((topic) => topic.id === clusterId) as Topic;
+}
+
+function topicView(ledger: LedgerContext, clusterId: string, sessionId?: string) {
+  const db = ledger.database.db;
+  if (typeof clusterId !== 'string' || clusterId === '')
+    throw new InvalidInputError('A topic id is a turn id such as t_abc123.', 'clusterId');
+  const rootTurn = db
+    .select()
+    .from(agentTurns)
+    .where(inArray(agentTurns.id, [clusterId]))
+    .get();
+  if (!rootTurn && !sessionId)
+    throw new ClusterNotFoundError(clusterId, 'no turn has that id; `nexus topics <session>` lists topic ids.');
+  const view = requireSessionRow(db, sessionId ?? (rootTurn as AgentTurnRow).sessionId);
+  const compaction = unionFindCompactionOf(db, view);
+  if (!compaction) {
+    throw new ClusterNotFoundError(
+      clusterId,
+      `session ${view.id} has no union-find compaction yet (nexus compact ${view.id} --strategy union-find).`,
+    );
+  }
+  return { view, compaction };
+}
+
+function unionFindCompactionOf(db: LedgerDrizzle, view: AgentSessionRow): AgentTurnRow | null {
+  if (!view.headTurnId) return null;
+  const compaction = effectiveCompaction(db, requireTurnRow(db, view.headTurnId), view);
+  return compaction?.strategy === 'union-find' ? compaction : null;
+}
+
+function preview(text: string, length = 120): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length <= length ? flat : `${flat.slice(0, length - 1)}…`;
+}

@@ -1,0 +1,71 @@
+// Sparse term vectors: only the terms a text has are stored, so a vector never grows with the
+// vocabulary and two vectors built at different vocabulary sizes still compare (a missing term is
+// a zero weight, never an undefined slot or a NaN).
+
+export type SparseVector = ReadonlyMap<string, number>;
+
+export function vectorNorm(vector: SparseVector): number {
+  let sum = 0;
+  for (const weight of vector.values()) sum += weight * weight;
+  return Math.sqrt(sum);
+}
+
+/** Cosine similarity in [0, 1] for non-negative weights; 0 when either vector is empty or zero. */
+export function cosineSimilarity(left: SparseVector, right: SparseVector): number {
+  const leftNorm = vectorNorm(left);
+  const rightNorm = vectorNorm(right);
+  if (leftNorm === 0 || rightNorm === 0) return 0;
+  // Iterate over the smaller map: the dot product only needs terms both have.
+  const [small, large] = left.size <= right.size ? [left, right] : [right, left];
+  let dot = 0;
+  for (const [term, weight] of small) {
+    const other = large.get(term);
+    if (other !== undefined) dot += weight * other;
+  }
+  return dot / (leftNorm * rightNorm);
+}
+
+/** The vector scaled to length 1 (an empty or zero vector stays empty). */
+export function normalize(vector: SparseVector): Map<string, number> {
+  const norm = vectorNorm(vector);
+  const result = new Map<string, number>();
+  if (norm === 0) return result;
+  for (const [term, weight] of vector) result.set(term, weight / norm);
+  return result;
+}
+
+/**
+ * The centroid of two clusters weighted by their sizes, so absorbing a singleton moves a cluster of
+ * fifty only a fiftieth of the way. An empty side contributes nothing (its weight is dropped, not
+ * averaged in as zeros), so a cluster whose turns had no words cannot pull a real centroid to zero.
+ */
+export function weightedCentroid(
+  left: SparseVector,
+  leftSize: number,
+  right: SparseVector,
+  rightSize: number,
+): Map<string, number> {
+  if (left.size === 0) return new Map(right);
+  if (right.size === 0) return new Map(left);
+  const total = leftSize + rightSize;
+  const result = new Map<string, number>();
+  for (const [term, weight] of left) result.set(term, (weight * leftSize) / total);
+  for (const [term, weight] of right) result.set(term, (result.get(term) ?? 0) + (weight * rightSize) / total);
+  return result;
+}
+
+/**
+ * Keeps the `limit` heaviest terms (ties broken by term, so the result is deterministic). Centroids
+ * of merged clusters would otherwise hold every word of every member; the light tail barely moves a
+ * cosine and costs storage on every compaction.
+ */
+export function keepHeaviestTerms(vector: SparseVector, limit: number): Map<string, number> {
+  if (vector.size <= limit) return new Map(vector);
+  const entries = [...vector].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+  return new Map(entries.slice(0, limit));
+}
+
+/** Entries sorted by term: a stable form for serialization and comparison. */
+export function vectorEntries(vector: SparseVector): Array<[string, number]> {
+  return [...vector].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+}

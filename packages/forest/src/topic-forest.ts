@@ -1,0 +1,480 @@
+// The paper's union-find forest of topic clusters. Turns graduate into it one at a time; each joins
+// the nearest cluster or starts its own, and a cap forces the closest pair to merge. Unions only
+// mark clusters dirty: summaries are made later, one call per dirty cluster (resolveDirty), so the
+// summarizer cost is linear in clusters, not quadratic in cluster size. Pure: no I/O, no clock.
+// Storing it is the ledger's job (state(), takeChanges()).
+
+import { ClusterNotFoundError, ForestIntegrityError, InvalidInputError } from '@nexus/core';
+import { cosineSimilarity, keepHeaviestTerms, type SparseVector, vectorEntries, weightedCentroid } from './sparse-vector.ts';
+import { TfIdfModel, type TfIdfState } from './tf-idf.ts';
+
+export interface ForestConfig {
+  /** Cosine similarity at or above which a graduating turn joins the nearest cluster. */
+  mergeThreshold: number;
+  /** Most clusters kept live; past it the closest pair is merged. */
+  maxClusters: number;
+  /** Terms a centroid keeps (the heaviest). */
+  maxCentroidTerms: number;
+}
+
+export const DEFAULT_FOREST_CONFIG: ForestConfig = { mergeThreshold: 0.15, maxClusters: 10, maxCentroidTerms: 256 };
+
+export interface GraduatingTurn {
+  id: string;
+  text: string;
+  tokens: number;
+  timestamp: number;
+}
+
+/** A cluster as readers see it; `id` is its root turn's id. */
+export interface Cluster {
+  id: string;
+  members: number;
+  /** Sum of the members' own tokens (what expanding the cluster would cost). */
+  memberTokens: number;
+  summary: string | null;
+  /** Bumped on each successful summary; a compaction records the version it used. */
+  summaryVersion: number;
+  /** True when members or merged clusters are not folded into `summary` yet. */
+  dirty: boolean;
+  /** Members added since the last summary, oldest first. */
+  pending: string[];
+  /** Summaries of clusters merged in since the last summary, not folded in yet. */
+  absorbedSummaries: string[];
+  centroid: SparseVector;
+  firstTimestamp: number;
+  lastTimestamp: number;
+  /** Logical time of the last graduation or merge that touched the cluster (larger is newer). */
+  touched: number;
+  /** A dropped cluster is kept (and expandable) but takes no new members and is not injected. */
+  dropped: boolean;
+  /** Bumped on every change of membership: a summary started before a change is stale. */
+  generation: number;
+}
+
+export interface GraduationResult {
+  clusterId: string;
+  /** The cluster the turn joined, or null when it started its own. */
+  joined: string | null;
+  similarity: number;
+  /** Pairs merged to keep the cluster cap: `absorbed` now belongs to `kept`. */
+  forcedMerges: Array<{ kept: string; absorbed: string; similarity: number }>;
+}
+
+export interface ClusterSummaryRequest {
+  clusterId: string;
+  /** The cluster's own summary then those of clusters merged into it, to fold together. */
+  previousSummaries: string[];
+  /** Members not yet in any summary, oldest first. */
+  turns: Array<{ id: string; text: string; timestamp: number }>;
+}
+
+export type ClusterSummarizer = (request: ClusterSummaryRequest) => Promise<string>;
+
+export interface ResolveDirtyResult {
+  summarized: string[];
+  /** Results discarded because the cluster changed while its summary was being made. */
+  stale: string[];
+  failed: Array<{ clusterId: string; error: unknown }>;
+}
+
+/** The parent pointers (and TF-IDF counts) written since the last takeChanges: what to persist. */
+export interface ForestChanges {
+  /** `graduated`: the node entered the forest; `merged`: a root that now points at another cluster. */
+  nodes: Array<{ id: string; parent: string; kind: 'graduated' | 'merged' }>;
+  documentCount: number;
+  /** term → its current document frequency, for the terms that changed. */
+  terms: Record<string, number>;
+}
+
+/** Serialized forest; parent pointers are indices into `nodes`. */
+export interface ForestState {
+  version: 1;
+  config: ForestConfig;
+  clock: number;
+  tfidf: TfIdfState;
+  nodes: Array<{ id: string; parent: number; tokens: number; timestamp: number; text?: string }>;
+  clusters: Array<Omit<Cluster, 'centroid'> & { centroid: Array<[string, number]> }>;
+}
+
+interface NodeRecord {
+  id: string;
+  parent: string;
+  sequence: number;
+  tokens: number;
+  timestamp: number;
+  /** Kept only while the node waits to be folded into a summary. */
+  text?: string;
+}
+
+interface ClusterRecord extends Omit<Cluster, 'centroid' | 'pending' | 'absorbedSummaries'> {
+  centroid: Map<string, number>;
+  pending: string[];
+  absorbedSummaries: string[];
+  memberIds: string[];
+}
+
+export class TopicForest {
+  readonly config: ForestConfig;
+  private readonly tfidf: TfIdfModel;
+  private readonly nodes = new Map<string, NodeRecord>();
+  /** Live roots in insertion order: output order is stable for the same input. */
+  private readonly roots: string[] = [];
+  private readonly clusterRecords = new Map<string, ClusterRecord>();
+  private time = 0;
+  private readonly changedNodes = new Map<string, 'graduated' | 'merged'>();
+
+  constructor(options: { config?: Partial<ForestConfig>; state?: ForestState } = {}) {
+    this.config = { ...DEFAULT_FOREST_CONFIG, ...options.state?.config, ...options.config };
+    validateConfig(this.config);
+    this.tfidf = new TfIdfModel(options.state?.tfidf);
+    if (options.state) this.load(options.state);
+  }
+
+  /** Logical time: graduations so far (what `touched` is measured in). */
+  get clock(): number {
+    return this.time;
+  }
+
+  get size(): number {
+    return this.nodes.size;
+  }
+
+  has(id: string): boolean {
+    return this.nodes.has(id);
+  }
+
+  /** Moves one turn from the hot window into the forest. Never calls a summarizer. */
+  graduate(turn: GraduatingTurn): GraduationResult {
+    if (this.nodes.has(turn.id))
+      throw new ForestIntegrityError(`Turn ${turn.id} has already graduated into the forest.`, [turn.id]);
+    const vector = this.tfidf.addDocument(turn.text);
+    const nearest = this.nearestToVector(vector, 1)[0];
+    this.time += 1;
+    this.addSingleton(turn, vector);
+    let clusterId = turn.id;
+    let joined: string | null = null;
+    if (nearest && nearest.similarity >= this.config.mergeThreshold) {
+      clusterId = this.union(nearest.clusterId, turn.id);
+      joined = nearest.clusterId;
+    }
+    const forcedMerges = this.enforceCap();
+    return { clusterId: this.find(clusterId) ?? clusterId, joined, similarity: nearest?.similarity ?? 0, forcedMerges };
+  }
+
+  /** The root of the cluster holding `id`, or null when `id` never graduated. Compresses paths. */
+  find(id: string): string | null {
+    const start = this.nodes.get(id);
+    if (!start) return null;
+    let root = start;
+    const visited = new Set<string>();
+    while (root.parent !== root.id) {
+      if (visited.has(root.id)) throw new ForestIntegrityError(`Parent pointers from ${id} form a cycle.`, [...visited]);
+      visited.add(root.id);
+      const parent = this.nodes.get(root.parent);
+      if (!parent)
+        throw new ForestIntegrityError(`Node ${root.id} points at ${root.parent}, which is not in the forest.`, [root.id]);
+      root = parent;
+    }
+    // Path compression: every node on the way now points straight at the root.
+    let node = start;
+    while (node.parent !== root.id && node.id !== root.id) {
+      const next = this.nodes.get(node.parent) as NodeRecord;
+      node.parent = root.id;
+      node = next;
+    }
+    return root.id;
+  }
+
+  /**
+   * Merges the clusters of `left` and `right` and returns the surviving root: the larger cluster's
+   * (union by size), the earlier one's on a tie. Idempotent: the same cluster merges with nothing.
+   */
+  union(left: string, right: string): string {
+    const leftRoot = this.requireRoot(left);
+    const rightRoot = this.requireRoot(right);
+    if (leftRoot === rightRoot) return leftRoot;
+    const a = this.clusterRecords.get(leftRoot) as ClusterRecord;
+    const b = this.clusterRecords.get(rightRoot) as ClusterRecord;
+    const [kept, absorbed] =
+      a.members > b.members || (a.members === b.members && this.roots.indexOf(a.id) < this.roots.indexOf(b.id)) ? [a, b] : [b, a];
+    (this.nodes.get(absorbed.id) as NodeRecord).parent = kept.id;
+    if (!this.changedNodes.has(absorbed.id)) this.changedNodes.set(absorbed.id, 'merged');
+    kept.centroid = keepHeaviestTerms(
+      weightedCentroid(kept.centroid, kept.members, absorbed.centroid, absorbed.members),
+      this.config.maxCentroidTerms,
+    );
+    kept.members += absorbed.members;
+    kept.memberTokens += absorbed.memberTokens;
+    kept.memberIds.push(...absorbed.memberIds);
+    kept.pending = [...kept.pending, ...absorbed.pending].sort((x, y) => this.sequenceOf(x) - this.sequenceOf(y));
+    kept.absorbedSummaries.push(...(absorbed.summary ? [absorbed.summary] : []), ...absorbed.absorbedSummaries);
+    kept.firstTimestamp = Math.min(kept.firstTimestamp, absorbed.firstTimestamp);
+    kept.lastTimestamp = Math.max(kept.lastTimestamp, absorbed.lastTimestamp);
+    kept.touched = Math.max(this.time, kept.touched, absorbed.touched);
+    kept.dirty = true;
+    kept.generation += 1;
+    kept.dropped = kept.dropped && absorbed.dropped;
+    this.clusterRecords.delete(absorbed.id);
+    this.roots.splice(this.roots.indexOf(absorbed.id), 1);
+    return kept.id;
+  }
+
+  /** The member turn ids of a cluster, in graduation order. */
+  expand(clusterId: string): string[] {
+    const cluster = this.clusterRecords.get(clusterId);
+    if (!cluster) throw new ClusterNotFoundError(clusterId, this.notARootDetail(clusterId));
+    return [...cluster.memberIds].sort((x, y) => this.sequenceOf(x) - this.sequenceOf(y));
+  }
+
+  /** The `k` live clusters most similar to `query` with similarity ≥ `minSimilarity`, best first. */
+  nearest(query: string, k: number, minSimilarity = 0): Array<{ clusterId: string; similarity: number }> {
+    return this.nearestToVector(this.tfidf.vectorize(query), k).filter(
+      (hit) => hit.similarity >= minSimilarity && hit.similarity > 0,
+    );
+  }
+
+  /** Every cluster, dropped ones too, in stable root order. */
+  clusters(): Cluster[] {
+    return this.roots.map((id) => this.view(this.clusterRecords.get(id) as ClusterRecord));
+  }
+
+  cluster(clusterId: string): Cluster {
+    const cluster = this.clusterRecords.get(clusterId);
+    if (!cluster) throw new ClusterNotFoundError(clusterId, this.notARootDetail(clusterId));
+    return this.view(cluster);
+  }
+
+  dirtyClusterIds(): string[] {
+    return this.roots.filter((id) => this.clusterRecords.get(id)?.dirty);
+  }
+
+  /** Stops (or resumes) giving a cluster new members and offering it to readers. */
+  setDropped(clusterId: string, dropped: boolean): void {
+    const cluster = this.clusterRecords.get(clusterId);
+    if (!cluster) throw new ClusterNotFoundError(clusterId, this.notARootDetail(clusterId));
+    cluster.dropped = dropped;
+  }
+
+  /**
+   * One summarizer call per dirty cluster, in root order. A result is kept only if the cluster is
+   * still the same root with the same members as when the call started (a merge in flight makes it
+   * stale); a failed call leaves the cluster dirty with its pending members (and their text) intact.
+   */
+  async resolveDirty(summarize: ClusterSummarizer): Promise<ResolveDirtyResult> {
+    const result: ResolveDirtyResult = { summarized: [], stale: [], failed: [] };
+    for (const clusterId of this.dirtyClusterIds()) {
+      const cluster = this.clusterRecords.get(clusterId);
+      if (!cluster?.dirty) continue;
+      const generation = cluster.generation;
+      const request: ClusterSummaryRequest = {
+        clusterId,
+        previousSummaries: [...(cluster.summary ? [cluster.summary] : []), ...cluster.absorbedSummaries],
+        turns: cluster.pending.map((id) => {
+          const node = this.nodes.get(id) as NodeRecord;
+          return { id, text: node.text ?? '', timestamp: node.timestamp };
+        }),
+      };
+      let summary: string;
+      try {
+        summary = await summarize(request);
+      } catch (error) {
+        result.failed.push({ clusterId, error });
+        continue;
+      }
+      const current = this.clusterRecords.get(clusterId);
+      if (!current || current.generation !== generation) {
+        result.stale.push(clusterId);
+        continue;
+      }
+      for (const id of current.pending) delete (this.nodes.get(id) as NodeRecord).text;
+      current.summary = summary;
+      current.summaryVersion += 1;
+      current.pending = [];
+      current.absorbedSummaries = [];
+      current.dirty = false;
+      result.summarized.push(clusterId);
+    }
+    return result;
+  }
+
+  /** Parent pointers set and TF-IDF counts changed since the last call (path compression is not recorded). */
+  takeChanges(): ForestChanges {
+    const nodes = [...this.changedNodes]
+      .sort(([x], [y]) => this.sequenceOf(x) - this.sequenceOf(y))
+      .map(([id, kind]) => ({ id, parent: (this.nodes.get(id) as NodeRecord).parent, kind }));
+    this.changedNodes.clear();
+    return { nodes, documentCount: this.tfidf.documents, terms: this.tfidf.takeChangedTerms() };
+  }
+
+  state(): ForestState {
+    const ordered = [...this.nodes.values()].sort((a, b) => a.sequence - b.sequence);
+    const index = new Map(ordered.map((node, position) => [node.id, position]));
+    return {
+      version: 1,
+      config: { ...this.config },
+      clock: this.time,
+      tfidf: this.tfidf.state(),
+      nodes: ordered.map((node) => ({
+        id: node.id,
+        parent: index.get(node.parent) as number,
+        tokens: node.tokens,
+        timestamp: node.timestamp,
+        ...(node.text === undefined ? {} : { text: node.text }),
+      })),
+      clusters: this.roots.map((id) => {
+        const { memberIds: _memberIds, ...cluster } = this.clusterRecords.get(id) as ClusterRecord;
+        return {
+          ...cluster,
+          pending: [...cluster.pending],
+          absorbedSummaries: [...cluster.absorbedSummaries],
+          centroid: vectorEntries(cluster.centroid),
+        };
+      }),
+    };
+  }
+
+  private load(state: ForestState): void {
+    if (state.version !== 1) throw new ForestIntegrityError(`Unknown forest state version ${String(state.version)}.`);
+    this.time = state.clock;
+    state.nodes.forEach((node, sequence) => {
+      const parent = state.nodes[node.parent];
+      if (!parent)
+        throw new ForestIntegrityError(`Node ${node.id} has parent index ${node.parent}, outside the forest.`, [node.id]);
+      this.nodes.set(node.id, {
+        id: node.id,
+        parent: parent.id,
+        sequence,
+        tokens: node.tokens,
+        timestamp: node.timestamp,
+        text: node.text,
+      });
+    });
+    const members = new Map<string, string[]>();
+    for (const node of this.nodes.values()) {
+      const root = this.find(node.id) as string;
+      const list = members.get(root);
+      if (list) list.push(node.id);
+      else members.set(root, [node.id]);
+    }
+    for (const cluster of state.clusters) {
+      const memberIds = members.get(cluster.id) ?? [];
+      if (memberIds.length !== cluster.members) {
+        throw new ForestIntegrityError(
+          `Cluster ${cluster.id} records ${cluster.members} members but ${memberIds.length} nodes lead to it.`,
+          [cluster.id],
+        );
+      }
+      this.clusterRecords.set(cluster.id, {
+        ...cluster,
+        pending: [...cluster.pending],
+        absorbedSummaries: [...cluster.absorbedSummaries],
+        centroid: new Map(cluster.centroid),
+        memberIds,
+      });
+      this.roots.push(cluster.id);
+    }
+    const orphans = [...members.keys()].filter((root) => !this.clusterRecords.has(root));
+    if (orphans.length > 0) throw new ForestIntegrityError(`Roots without a cluster record: ${orphans.join(', ')}.`, orphans);
+  }
+
+  private addSingleton(turn: GraduatingTurn, vector: Map<string, number>): void {
+    this.nodes.set(turn.id, {
+      id: turn.id,
+      parent: turn.id,
+      sequence: this.nodes.size,
+      tokens: turn.tokens,
+      timestamp: turn.timestamp,
+      text: turn.text,
+    });
+    this.changedNodes.set(turn.id, 'graduated');
+    this.clusterRecords.set(turn.id, {
+      id: turn.id,
+      members: 1,
+      memberTokens: turn.tokens,
+      summary: null,
+      summaryVersion: 0,
+      dirty: true,
+      pending: [turn.id],
+      absorbedSummaries: [],
+      centroid: keepHeaviestTerms(vector, this.config.maxCentroidTerms),
+      firstTimestamp: turn.timestamp,
+      lastTimestamp: turn.timestamp,
+      touched: this.time,
+      dropped: false,
+      memberIds: [turn.id],
+      generation: 0,
+    });
+    this.roots.push(turn.id);
+  }
+
+  /** Merges the closest pair of live clusters until at most maxClusters are live. */
+  private enforceCap(): GraduationResult['forcedMerges'] {
+    const merges: GraduationResult['forcedMerges'] = [];
+    for (;;) {
+      const live = this.roots.filter((id) => !(this.clusterRecords.get(id) as ClusterRecord).dropped);
+      if (live.length <= this.config.maxClusters) return merges;
+      let best: { left: string; right: string; similarity: number } | null = null;
+      for (let i = 0; i < live.length; i += 1) {
+        for (let j = i + 1; j < live.length; j += 1) {
+          const left = live[i] as string;
+          const right = live[j] as string;
+          const similarity = cosineSimilarity(this.centroidOf(left), this.centroidOf(right));
+          if (!best || similarity > best.similarity) best = { left, right, similarity };
+        }
+      }
+      if (!best) return merges;
+      const kept = this.union(best.left, best.right);
+      merges.push({ kept, absorbed: kept === best.left ? best.right : best.left, similarity: best.similarity });
+    }
+  }
+
+  private nearestToVector(vector: SparseVector, k: number): Array<{ clusterId: string; similarity: number }> {
+    const scored = this.roots
+      .filter((id) => !(this.clusterRecords.get(id) as ClusterRecord).dropped)
+      .map((clusterId, order) => ({ clusterId, order, similarity: cosineSimilarity(vector, this.centroidOf(clusterId)) }));
+    scored.sort((a, b) => b.similarity - a.similarity || a.order - b.order);
+    return scored.slice(0, Math.max(0, k)).map(({ clusterId, similarity }) => ({ clusterId, similarity }));
+  }
+
+  private centroidOf(clusterId: string): SparseVector {
+    return (this.clusterRecords.get(clusterId) as ClusterRecord).centroid;
+  }
+
+  private requireRoot(id: string): string {
+    const root = this.find(id);
+    if (root === null) throw new ClusterNotFoundError(id, 'that id never graduated into this forest.');
+    return root;
+  }
+
+  private sequenceOf(id: string): number {
+    return this.nodes.get(id)?.sequence ?? Number.MAX_SAFE_INTEGER;
+  }
+
+  private notARootDetail(id: string): string {
+    const root = this.find(id);
+    if (root === null) return 'that id is not in this forest (the turn has not graduated, or it is not a topic id).';
+    return `it is a member of topic ${root}, not a topic root; use ${root}.`;
+  }
+
+  private view(cluster: ClusterRecord): Cluster {
+    const { memberIds: _memberIds, ...rest } = cluster;
+    return {
+      ...rest,
+      pending: [...rest.pending],
+      absorbedSummaries: [...rest.absorbedSummaries],
+      centroid: new Map(rest.centroid),
+    };
+  }
+}
+
+function validateConfig(config: ForestConfig): void {
+  if (typeof config.mergeThreshold !== 'number' || !Number.isFinite(config.mergeThreshold)) {
+    throw new InvalidInputError(`mergeThreshold must be a number; got ${String(config.mergeThreshold)}.`, 'mergeThreshold');
+  }
+  for (const field of ['maxClusters', 'maxCentroidTerms'] as const) {
+    if (!Number.isInteger(config[field]) || config[field] < 1) {
+      throw new InvalidInputError(`${field} must be a whole number, 1 or more; got ${String(config[field])}.`, field);
+    }
+  }
+}
