@@ -26,6 +26,12 @@ export function contextText(context: BuiltContext): string {
       (context.droppedTurnIds.length > 0
         ? `, older turns left out to fit the budget (oldest kept: ${context.includedTurnIds[0] ?? 'none'})`
         : ''),
+    ...(context.topics.length > 0 || context.omittedTopicIds.length > 0
+      ? [
+          `── topics: ${context.topics.map((topic) => (topic.similarity === null ? topic.id : `${topic.id} (similarity ${topic.similarity.toFixed(2)})`)).join(', ') || 'none'}` +
+            (context.omittedTopicIds.length > 0 ? `; left out to fit: ${context.omittedTopicIds.join(', ')}` : ''),
+        ]
+      : []),
     '── system',
     context.system || '(empty)',
   ];

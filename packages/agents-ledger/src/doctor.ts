@@ -1,9 +1,11 @@
 // Checks the agents ledger's invariants on what is stored, for `nexus doctor`: the search index
 // agrees with the turns, and every compaction is well formed (its pointers resolve, it never
 // compacts itself, it summarizes turns before the ones it keeps, and on each session's line every
-// turn has at most one compactor). Reports problems as data; never repairs anything.
+// turn has at most one compactor), and so is every union-find forest (topics/check-forests.ts).
+// Reports problems as data; never repairs anything.
 
 import type { LedgerContext } from './ledger-context.ts';
+import { checkForests } from './topics/check-forests.ts';
 
 export interface Problem {
   code: string;
@@ -80,5 +82,6 @@ export function checkLedger(ledger: LedgerContext): Problem[] {
     }
     previousInSession = compaction;
   }
+  problems.push(...checkForests(ledger));
   return problems;
 }

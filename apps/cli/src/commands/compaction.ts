@@ -12,7 +12,11 @@ export const compactCommand: Command = {
   arguments: ['<sessionId>'],
   options: {
     instructions: { type: 'string', description: 'what the summary must keep', valueName: 'TEXT' },
-    strategy: { type: 'string', description: 'compaction strategy (default flat)', valueName: 'NAME' },
+    strategy: {
+      type: 'string',
+      description: 'flat or union-find (default: the session’s strategy, else flat)',
+      valueName: 'NAME',
+    },
     trigger: { type: 'string', description: 'recorded reason: manual (default), threshold or overflow', valueName: 'WHY' },
     'summary-tokens': { type: 'string', description: 'size limit of the summary', valueName: 'N' },
     'if-needed': { type: 'boolean', description: 'only compact when the session is over its threshold' },
@@ -36,7 +40,11 @@ export const compactCommand: Command = {
     io.print(
       `compaction ${compaction.id}: summarized through ${compaction.summarizedThroughTurnId}, raw turns from ${compaction.firstKeptTurnId ?? '(none)'}`,
     );
-    io.print(`context ${compaction.tokensBefore} → ${compaction.tokensAfter} tokens (${compaction.summarizer} summarizer)`);
+    io.print(
+      `context ${compaction.tokensBefore} → ${compaction.tokensAfter} tokens (${compaction.strategy}, ${compaction.summarizer} summarizer)`,
+    );
+    const topics = compaction.metadata?.topics;
+    if (Array.isArray(topics)) io.print(`${topics.length} topics; \`nexus topics ${sessionId}\` lists them`);
     return compaction;
   },
 };

@@ -8,6 +8,7 @@ import { importCommand } from './import.ts';
 import { context, history, treeCommand } from './reading.ts';
 import { doctorCommand, searchCommand } from './search.ts';
 import { sessionCreate, sessionList, sessionShow } from './session.ts';
+import { dropTopicCommand, expandCommand, findCommand, topicsCommand } from './topics.ts';
 import { turnAppend } from './turn-append.ts';
 
 export const COMMANDS: Command[] = [
@@ -20,6 +21,10 @@ export const COMMANDS: Command[] = [
   compactCommand,
   forkCommand,
   treeCommand,
+  topicsCommand,
+  expandCommand,
+  findCommand,
+  dropTopicCommand,
   importCommand,
   searchCommand,
   doctorCommand,

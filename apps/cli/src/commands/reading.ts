@@ -14,6 +14,11 @@ export const context: Command = {
     system: { type: 'string', description: 'your system prompt, placed before the summary', valueName: 'TEXT' },
     session: { type: 'string', description: 'view as this session (for a fork made with --full)', valueName: 'ID' },
     full: { type: 'boolean', description: 'ignore compactions: rebuild from raw turns' },
+    query: {
+      type: 'string',
+      description: 'the incoming message: with union-find, the topics nearest it are injected first',
+      valueName: 'TEXT',
+    },
   },
   details: 'JSON output is { system, messages, tokens, ... }: system and messages are ready for the Messages API.',
   async run({ positionals, options, io, openLedger }) {
@@ -22,6 +27,7 @@ export const context: Command = {
       systemPrompt: stringOption(options.system),
       sessionId: stringOption(options.session),
       full: options.full === true,
+      query: stringOption(options.query),
     });
     io.print(contextText(built));
     return built;

@@ -147,7 +147,7 @@ function decodeMergedCursor(cursor: string | undefined): { turns: string | undef
 
 export const doctorCommand: Command = {
   path: ['doctor'],
-  summary: 'Check the database: SQLite integrity, search indexes, compaction invariants, event hash chains.',
+  summary: 'Check the database: SQLite integrity, search indexes, compaction and forest invariants, event hash chains.',
   arguments: [],
   options: {},
   details: 'Reports problems and exits 1 when there are any; repairs nothing.',
@@ -174,7 +174,8 @@ export const doctorCommand: Command = {
         ids: broken.eventId ? [broken.eventId] : [],
       });
     }
-    if (problems.length === 0) io.print(`ok: integrity, search indexes, compactions and ${chain.checked} event links checked`);
+    if (problems.length === 0)
+      io.print(`ok: integrity, search indexes, compactions, topic forests and ${chain.checked} event links checked`);
     for (const problem of problems)
       io.print(`${problem.code}: ${problem.message}${problem.ids.length ? ` [${problem.ids.join(', ')}]` : ''}`);
     if (problems.length > 0) io.setExitCode(1);

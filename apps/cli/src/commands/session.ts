@@ -25,11 +25,20 @@ export const sessionCreate: Command = {
   path: ['session', 'create'],
   summary: 'Create an empty session.',
   arguments: [],
-  options: { label: { type: 'string', description: 'a name for people', valueName: 'TEXT' }, ...SETTINGS_OPTIONS },
+  options: {
+    label: { type: 'string', description: 'a name for people', valueName: 'TEXT' },
+    strategy: {
+      type: 'string',
+      description: 'compaction strategy of the session: flat (default) or union-find',
+      valueName: 'NAME',
+    },
+    ...SETTINGS_OPTIONS,
+  },
   async run({ options, io, openLedger }) {
     const session = await openLedger().createSession({
       label: stringOption(options.label),
       settings: settingsFromOptions(options),
+      strategy: stringOption(options.strategy),
     });
     io.print(`created session ${session.id}${session.label ? ` (${session.label})` : ''}`);
     return session;
@@ -78,6 +87,7 @@ export const sessionShow: Command = {
       `window    ${session.settings.contextWindow} tokens, reserve ${session.settings.reserveTokens}, keep ${session.settings.keepRecentTokens}`,
     );
     io.print(`context   ${usage.contextTokens} / ${usage.limit} tokens${usage.shouldCompact ? ' — should compact' : ''}`);
+    io.print(`strategy  ${session.compactionStrategy ?? 'the ledger default (flat)'}`);
     return { ...session, usage };
   },
 };
