@@ -34,7 +34,11 @@ export async function importConversation(
   conversation: Conversation,
   options: ImportOptions = {},
 ): Promise<ImportResult> {
-  const session = await ledger.createSession({ label: options.label ?? conversation.id, settings: options.settings });
+  const session = await ledger.createSession({
+    label: options.label ?? conversation.id,
+    settings: options.settings,
+    strategy: options.strategy,
+  });
   const turnIds: Record<string, string> = {};
   let compactions = 0;
   let skippedCompactions = 0;
@@ -58,7 +62,6 @@ export async function importConversation(
       try {
         const compaction = await ledger.compact(session.id, {
           trigger: 'threshold',
-          strategy: options.strategy,
           timestamp: lastTimestamp,
         });
         head = compaction.id;
