@@ -57,15 +57,22 @@ export function weightedCentroid(
 /**
  * Keeps the `limit` heaviest terms (ties broken by term, so the result is deterministic). Centroids
  * of merged clusters would otherwise hold every word of every member; the light tail barely moves a
- * cosine and costs storage on every compaction.
+ * cosine and costs storage on every compaction. The result is in term order: sums over a map run in
+ * its order, and a centroid reloaded from storage (stored in term order) must give the same cosine
+ * to the last bit as the one kept in memory, or a threshold decision could differ after a reload.
  */
 export function keepHeaviestTerms(vector: SparseVector, limit: number): Map<string, number> {
-  if (vector.size <= limit) return new Map(vector);
-  const entries = [...vector].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
-  return new Map(entries.slice(0, limit));
+  const entries = [...vector];
+  const kept =
+    entries.length <= limit ? entries : entries.sort((a, b) => b[1] - a[1] || compareTerms(a[0], b[0])).slice(0, limit);
+  return new Map(kept.sort((a, b) => compareTerms(a[0], b[0])));
+}
+
+function compareTerms(left: string, right: string): number {
+  return left < right ? -1 : left > right ? 1 : 0;
 }
 
 /** Entries sorted by term: a stable form for serialization and comparison. */
 export function vectorEntries(vector: SparseVector): Array<[string, number]> {
-  return [...vector].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+  return [...vector].sort((a, b) => compareTerms(a[0], b[0]));
 }

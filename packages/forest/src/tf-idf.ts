@@ -20,7 +20,8 @@ export interface TfIdfState {
 /** Lower-cased words that carry a topic: stopwords, one-letter words and bare punctuation go. */
 export function topicTerms(text: string): string[] {
   const terms: string[] = [];
-  for (const match of text.toLowerCase().matchAll(WORD_PATTERN)) {
+  // A curly apostrophe is the same word as a straight one (don’t is don't, a stopword).
+  for (const match of text.toLowerCase().replace(/’/g, "'").matchAll(WORD_PATTERN)) {
     const term = match[0];
     if (term.length < 2 || STOPWORDS.has(term)) continue;
     terms.push(term);
@@ -69,8 +70,10 @@ export class TfIdfModel {
 
   /** The current frequencies of the terms changed since the last call; clears the record. */
   takeChangedTerms(): Record<string, number> {
-    const changed: Record<string, number> = {};
-    for (const term of [...this.changedTerms].sort()) changed[term] = this.documentFrequency.get(term) ?? 0;
+    // fromEntries defines own properties: assigning changed['__proto__'] would set a prototype instead.
+    const changed = Object.fromEntries(
+      [...this.changedTerms].sort().map((term) => [term, this.documentFrequency.get(term) ?? 0]),
+    );
     this.changedTerms.clear();
     return changed;
   }

@@ -352,7 +352,8 @@ export class TopicForest {
     });
     const members = new Map<string, string[]>();
     for (const node of this.nodes.values()) {
-      const root = this.find(node.id) as string;
+      // Not find(): path compression here would make a reloaded forest's pointers differ from the saved ones.
+      const root = this.rootWithoutCompression(node.id);
       const list = members.get(root);
       if (list) list.push(node.id);
       else members.set(root, [node.id]);
@@ -376,6 +377,20 @@ export class TopicForest {
     }
     const orphans = [...members.keys()].filter((root) => !this.clusterRecords.has(root));
     if (orphans.length > 0) throw new ForestIntegrityError(`Roots without a cluster record: ${orphans.join(', ')}.`, orphans);
+  }
+
+  private rootWithoutCompression(id: string): string {
+    const visited = new Set<string>();
+    let node = this.nodes.get(id) as NodeRecord;
+    while (node.parent !== node.id) {
+      if (visited.has(node.id)) throw new ForestIntegrityError(`Parent pointers from ${id} form a cycle.`, [...visited]);
+      visited.add(node.id);
+      const parent = this.nodes.get(node.parent);
+      if (!parent)
+        throw new ForestIntegrityError(`Node ${node.id} points at ${node.parent}, which is not in the forest.`, [node.id]);
+      node = parent;
+    }
+    return node.id;
   }
 
   private addSingleton(turn: GraduatingTurn, vector: Map<string, number>): void {

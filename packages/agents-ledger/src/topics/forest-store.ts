@@ -31,7 +31,7 @@ export function loadForestState(db: LedgerDrizzle, compactionId: string): Forest
   const head = chain.at(-1) as typeof forestStates.$inferSelect;
   const parents = new Map<string, string>();
   const order: string[] = [];
-  const documentFrequency: Record<string, number> = {};
+  const documentFrequency = new Map<string, number>();
   for (const state of chain) {
     const rows = db
       .select()
@@ -55,7 +55,7 @@ export function loadForestState(db: LedgerDrizzle, compactionId: string): Forest
       }
       parents.set(row.nodeId, row.parentId);
     }
-    Object.assign(documentFrequency, state.changedTerms as Record<string, number>);
+    for (const [term, count] of Object.entries(state.changedTerms as Record<string, number>)) documentFrequency.set(term, count);
   }
   const turnFacts = readTurnFacts(db, order);
   const index = new Map(order.map((id, position) => [id, position]));
@@ -73,7 +73,7 @@ export function loadForestState(db: LedgerDrizzle, compactionId: string): Forest
     version: 1,
     config: head.config as ForestConfig,
     clock: head.clock,
-    tfidf: { documentCount: head.documentCount, documentFrequency },
+    tfidf: { documentCount: head.documentCount, documentFrequency: Object.fromEntries(documentFrequency) },
     nodes: order.map((id) => {
       const parent = index.get(parents.get(id) as string);
       const facts = turnFacts.get(id);
