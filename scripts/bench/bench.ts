@@ -7,6 +7,7 @@ import { buildContextOperations } from './build-context-benchmark.ts';
 import { type BuiltHistory, buildHistory } from './build-history.ts';
 import { benchmarkEventsIngest } from './events-ingest-benchmark.ts';
 import { forkOperations } from './fork-benchmark.ts';
+import { graduationOperation } from './graduation-benchmark.ts';
 import { HISTORY_BUILDING_SIZE_INDEPENDENT, historyBuildingResults } from './history-building-benchmark.ts';
 import {
   type InterleavedSamplingOptions,
@@ -25,6 +26,8 @@ const HISTORY_SEED = 20260101;
 /** 10 rounds of 20 calls: 200 timed calls per operation and size. */
 const LATENCY_SAMPLING: InterleavedSamplingOptions = { rounds: 10, iterationsPerRound: 20, warmupIterations: 20 };
 const WARMUP_TURNS = 1000;
+/** Cold turns already in the forest when graduation is timed (the issue's 1k and 10k). */
+const GRADUATION_SIZES = [1_000, 10_000];
 
 async function operationsOn(history: BuiltHistory): Promise<TimedOperation[]> {
   return [...buildContextOperations(history), ...(await forkOperations(history))];
@@ -93,6 +96,15 @@ async function main(): Promise<void> {
       history.ledger.close();
       removeDatabaseFiles(history.path);
     }
+    reportProgress(`union-find graduation latency at ${GRADUATION_SIZES.join(' and ')} cold turns`);
+    const graduations = latencyResults(
+      await sampleInterleaved(
+        GRADUATION_SIZES.map((size) => graduationOperation(size, HISTORY_SEED)),
+        options.quick ? { rounds: 5, iterationsPerRound: 20, warmupIterations: 20 } : LATENCY_SAMPLING,
+      ),
+    );
+    for (const result of graduations) sizeIndependentNames.add(result.name);
+    results.push(...graduations);
     reportProgress('append throughput, ledger against raw better-sqlite3');
     results.push(
       ...(await benchmarkAppendThroughput({

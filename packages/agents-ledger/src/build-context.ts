@@ -17,6 +17,7 @@ import {
 import { eventIdsByTurn } from './store/event-links.ts';
 import { turnFromRow } from './store/row-mapping.ts';
 import { renderSummaryBlock } from './summary-block.ts';
+import { renderTopicsHeader } from './topics/render-topics.ts';
 import { DEFAULT_TOPIC_SHARE, type InjectedTopic, type TopicSelection, topicContext } from './topics/topic-context.ts';
 
 export interface BuildContextOptions {
@@ -69,9 +70,19 @@ export function buildContext(ledger: LedgerContext, turnId: string, options: Bui
   let summaryBlock: string | null = null;
   let topics: TopicSelection = { summaryBlock: '', injected: [], omittedTopicIds: [] };
   if (compaction?.strategy === 'union-find') {
-    const room = budget === undefined ? undefined : topicRoom(ledger, budget, options, candidates);
+    // Without a budget, topics fill what the compaction set aside for its summary, so the context
+    // costs what the compaction turn's tokenCount says whichever topics the query picks.
+    const summaryTokens = (compaction.metadata as { summaryTokens?: unknown } | null)?.summaryTokens;
+    const through = compaction.summarizedThroughTurnId ?? '';
+    const headerTokens = ledger.tokenCounter.countText(renderTopicsHeader(compaction.id, through));
+    const room =
+      budget !== undefined
+        ? topicRoom(ledger, budget, options, candidates)
+        : typeof summaryTokens === 'number'
+          ? summaryTokens + headerTokens
+          : undefined;
     topics = topicContext(ledger, {
-      compaction: { id: compaction.id, summarizedThroughTurnId: compaction.summarizedThroughTurnId ?? '' },
+      compaction: { id: compaction.id, summarizedThroughTurnId: through },
       viewSessionId: view.id,
       query: options.query,
       room,

@@ -37,7 +37,7 @@ export interface Cluster {
   summaryVersion: number;
   /** True when members or merged clusters are not folded into `summary` yet. */
   dirty: boolean;
-  /** Members added since the last summary, oldest first. */
+  /** Members added since the last summary, oldest first (in graduation order). */
   pending: string[];
   /** Summaries of clusters merged in since the last summary, not folded in yet. */
   absorbedSummaries: string[];
@@ -206,9 +206,12 @@ export class TopicForest {
     );
     kept.members += absorbed.members;
     kept.memberTokens += absorbed.memberTokens;
-    kept.memberIds.push(...absorbed.memberIds);
-    kept.pending = [...kept.pending, ...absorbed.pending].sort((x, y) => this.sequenceOf(x) - this.sequenceOf(y));
-    kept.absorbedSummaries.push(...(absorbed.summary ? [absorbed.summary] : []), ...absorbed.absorbedSummaries);
+    // Loops, not push(...): a spread of a large cluster's ids would overflow the call stack. The
+    // smaller side moves (union by size), so each id moves O(log n) times over the forest's life.
+    for (const id of absorbed.memberIds) kept.memberIds.push(id);
+    for (const id of absorbed.pending) kept.pending.push(id);
+    if (absorbed.summary) kept.absorbedSummaries.push(absorbed.summary);
+    for (const summary of absorbed.absorbedSummaries) kept.absorbedSummaries.push(summary);
     kept.firstTimestamp = Math.min(kept.firstTimestamp, absorbed.firstTimestamp);
     kept.lastTimestamp = Math.max(kept.lastTimestamp, absorbed.lastTimestamp);
     kept.touched = Math.max(this.time, kept.touched, absorbed.touched);
@@ -224,7 +227,7 @@ export class TopicForest {
   expand(clusterId: string): string[] {
     const cluster = this.clusterRecords.get(clusterId);
     if (!cluster) throw new ClusterNotFoundError(clusterId, this.notARootDetail(clusterId));
-    return [...cluster.memberIds].sort((x, y) => this.sequenceOf(x) - this.sequenceOf(y));
+    return this.inGraduationOrder(cluster.memberIds);
   }
 
   /** The `k` live clusters most similar to `query` with similarity ≥ `minSimilarity`, best first. */
@@ -270,7 +273,7 @@ export class TopicForest {
       const request: ClusterSummaryRequest = {
         clusterId,
         previousSummaries: [...(cluster.summary ? [cluster.summary] : []), ...cluster.absorbedSummaries],
-        turns: cluster.pending.map((id) => {
+        turns: this.inGraduationOrder(cluster.pending).map((id) => {
           const node = this.nodes.get(id) as NodeRecord;
           return { id, text: node.text ?? '', timestamp: node.timestamp };
         }),
@@ -326,7 +329,7 @@ export class TopicForest {
         const { memberIds: _memberIds, ...cluster } = this.clusterRecords.get(id) as ClusterRecord;
         return {
           ...cluster,
-          pending: [...cluster.pending],
+          pending: this.inGraduationOrder(cluster.pending),
           absorbedSummaries: [...cluster.absorbedSummaries],
           centroid: vectorEntries(cluster.centroid),
         };
@@ -368,7 +371,7 @@ export class TopicForest {
       }
       this.clusterRecords.set(cluster.id, {
         ...cluster,
-        pending: [...cluster.pending],
+        pending: this.inGraduationOrder(cluster.pending),
         absorbedSummaries: [...cluster.absorbedSummaries],
         centroid: new Map(cluster.centroid),
         memberIds,
@@ -462,6 +465,10 @@ export class TopicForest {
     return root;
   }
 
+  private inGraduationOrder(ids: readonly string[]): string[] {
+    return [...ids].sort((x, y) => this.sequenceOf(x) - this.sequenceOf(y));
+  }
+
   private sequenceOf(id: string): number {
     return this.nodes.get(id)?.sequence ?? Number.MAX_SAFE_INTEGER;
   }
@@ -476,7 +483,7 @@ export class TopicForest {
     const { memberIds: _memberIds, ...rest } = cluster;
     return {
       ...rest,
-      pending: [...rest.pending],
+      pending: this.inGraduationOrder(rest.pending),
       absorbedSummaries: [...rest.absorbedSummaries],
       centroid: new Map(rest.centroid),
     };

@@ -23,7 +23,7 @@ export const topicsCommand: Command = {
     for (const topic of topics) {
       const flags = [topic.dirty ? 'dirty' : '', topic.dropped ? 'dropped' : ''].filter(Boolean).join(', ');
       io.print(
-        `${topic.id}  ${String(topic.members).padStart(4)} turns  ${String(topic.tokens).padStart(5)} tokens (of ${topic.memberTokens})` +
+        `${topic.id}  ${String(topic.members).padStart(4)} turn${topic.members === 1 ? ' ' : 's'}  ${String(topic.tokens).padStart(5)} tokens (of ${topic.memberTokens})` +
           `${flags ? `  [${flags}]` : ''}  ${clip(topic.preview, 70)}`,
       );
     }

@@ -7,6 +7,7 @@ import { contentText, isCompaction, LedgerError, SummarizerError, type Turn } fr
 import type { ClusterSummaryRequest, TopicForest } from '@nexus/forest';
 import type { TopicRecord } from '../topics/forest-store.ts';
 import { renderTopicBlock } from '../topics/render-topics.ts';
+import { selectTopics } from '../topics/topic-context.ts';
 import { requireCut } from './choose-cut.ts';
 import type { CompactionInput, CompactionPlan, CompactionStrategy } from './compaction-strategy.ts';
 
@@ -42,9 +43,27 @@ export function createUnionFindStrategy(): CompactionStrategy {
       if (firstFailure && resolved.summarized.length === 0) throw asSummarizerError(firstFailure.error, input.summarizer.name);
 
       const topics = renderTopics(input, forest, known);
+      // The summary every topic-unaware reader sees, and what the turn's tokenCount counts: the most
+      // recently touched topics within summaryTokens. The others stay in the forest, where a query
+      // in buildContext can still reach them.
       const live = topics.filter((topic) => !topic.cluster.dropped);
+      const standing = new Set(
+        selectTopics(
+          live.map((topic, position) => ({
+            id: topic.cluster.id,
+            tokens: topic.blockTokens + 1,
+            touched: topic.cluster.touched,
+            position,
+            similarity: null,
+          })),
+          input.summaryTokens,
+        ).chosen.map((topic) => topic.id),
+      );
       return {
-        summary: live.map((topic) => topic.block).join('\n\n'),
+        summary: live
+          .filter((topic) => standing.has(topic.cluster.id))
+          .map((topic) => topic.block)
+          .join('\n\n'),
         summarizedThroughTurnId: last.id,
         firstKeptTurnId: toKeep[0]?.id ?? null,
         summarizer: input.summarizer.name,

@@ -27,9 +27,8 @@ export function renderTopicBlock(
   ].join('\n');
   const compactionPercent = compactionPercentOf(tokenCounter.countText(body), topic.memberTokens);
   const unsummarized = topic.pendingLines.length > 0 ? ` · ${topic.pendingLines.length} not summarized yet` : '';
-  const header =
-    `[topic ${topic.id} · ${topic.members} turn${topic.members === 1 ? '' : 's'} · ${timeSpan(topic.firstTimestamp, topic.lastTimestamp)} · ` +
-    `compacts=${topic.members} compaction=${compactionPercent}%${unsummarized}]`;
+  // Short on purpose: up to maxClusters of these headers sit in every context.
+  const header = `[topic ${topic.id} · ${timeSpan(topic.firstTimestamp, topic.lastTimestamp)} · compacts=${topic.members} compaction=${compactionPercent}%${unsummarized}]`;
   return { block: body ? `${header}\n${body}` : header, compactionPercent };
 }
 
@@ -42,7 +41,8 @@ export function compactionPercentOf(digestTokens: number, sourceTokens: number):
 export function renderTopicsHeader(compactionId: string, summarizedThroughTurnId: string): string {
   return (
     `Topics of the earlier conversation (compaction ${compactionId}, through turn ${summarizedThroughTurnId}; ` +
-    '[id] marks the turn a line came from; a topic id can be expanded to its turns):'
+    '[id] marks the turn a line came from; times are UTC; compacts=N is how many turns a topic stands for, ' +
+    'and its id can be expanded to them):'
   );
 }
 
@@ -50,6 +50,6 @@ function timeSpan(from: number, to: number): string {
   const format = (time: number) => new Date(time).toISOString().slice(0, 16).replace('T', ' ');
   const start = format(from);
   const end = format(to);
-  if (start === end) return `${start} UTC`;
-  return start.slice(0, 10) === end.slice(0, 10) ? `${start}–${end.slice(11)} UTC` : `${start} – ${end} UTC`;
+  if (start === end) return start;
+  return start.slice(0, 10) === end.slice(0, 10) ? `${start}–${end.slice(11)}` : `${start} – ${end}`;
 }
