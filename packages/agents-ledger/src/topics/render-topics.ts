@@ -41,8 +41,7 @@ export function compactionPercentOf(digestTokens: number, sourceTokens: number):
 export function renderTopicsHeader(compactionId: string, summarizedThroughTurnId: string): string {
   return (
     `Topics of the earlier conversation (compaction ${compactionId}, through turn ${summarizedThroughTurnId}; ` +
-    '[id] marks the turn a line came from; times are UTC; compacts=N is how many turns a topic stands for, ' +
-    'and its id can be expanded to them):'
+    '[id] cites a turn; times UTC; compacts=N: turns a topic stands for, expandable by its id):'
   );
 }
 
