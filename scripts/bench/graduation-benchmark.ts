@@ -18,7 +18,12 @@ export function graduationOperation(coldTurns: number, seed: number): TimedOpera
     const turn = conversation.nextTurn();
     sequence += 1;
     const text = typeof turn.content === 'string' ? turn.content : contentText(turn.content);
-    return forest.graduate({ id: `t_${sequence}`, text, tokens: Math.ceil(text.length / 4), timestamp: turn.timestamp ?? sequence });
+    return forest.graduate({
+      id: `t_${sequence}`,
+      text,
+      tokens: Math.ceil(text.length / 4),
+      timestamp: turn.timestamp ?? sequence,
+    });
   };
   for (let index = 0; index < coldTurns; index += 1) graduateNext();
   return { name: GRADUATION, size: coldTurns, run: graduateNext };

@@ -43,7 +43,10 @@ export function checkForests(ledger: LedgerContext): Problem[] {
     `SELECT n.compaction_id AS compactionId, n.node_id AS nodeId, (t.id IS NULL OR p.id IS NULL) AS missing
      FROM forest_nodes n JOIN agent_turns c ON c.id = n.compaction_id
      LEFT JOIN agent_turns t ON t.id = n.node_id LEFT JOIN agent_turns p ON p.id = n.parent_id
-     WHERE t.id IS NULL OR p.id IS NULL OR t.depth > c.summarized_through_depth
+     WHERE t.id IS NULL OR p.id IS NULL
+        -- A folded-in flat compaction (the seed) may sit after the cut: it only has to come before.
+        OR (t.turn_type = 'normal' AND t.depth > c.summarized_through_depth)
+        OR (t.turn_type = 'compaction' AND t.depth >= c.depth)
      ORDER BY n.compaction_id, n.position`,
   )) {
     problems.push(

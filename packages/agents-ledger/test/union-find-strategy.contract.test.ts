@@ -1,0 +1,3 @@
+import { runStrategyContract } from './strategy-contract.ts';
+
+runStrategyContract('union-find');
