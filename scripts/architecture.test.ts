@@ -1,5 +1,5 @@
-// Guards the layering in DESIGN.md: dependencies point one way (apps → ledgers → db / summarizers
-// → core), no package reaches into another's files, and each package's exports map is real.
+// Guards the layering in DESIGN.md: dependencies point one way (apps → ledgers → db / forest /
+// summarizers → core), no package reaches into another's files, and each package's exports map is real.
 
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';

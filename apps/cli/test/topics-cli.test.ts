@@ -280,7 +280,7 @@ describe('nexus find', () => {
 
   it('gives null for a raw turn, and says so in text', async () => {
     expect(await json<FoundOut>(['find', head])).toEqual({ turnId: head, clusterId: null, compactionId: null });
-    expect((await ok(['find', head])).stdout).toContain(`${head} is not compacted`);
+    expect((await ok(['find', head])).stdout).toContain(`${head} is not summarized by any compaction on this line yet`);
     const summarized = turnIds.m5 as string;
     expect((await ok(['find', summarized])).stdout).toContain(
       `${summarized} is in topic ${topicOf.guitar} (compaction ${compaction.id})`,

@@ -60,6 +60,10 @@ export function buildContext(ledger: LedgerContext, turnId: string, options: Bui
   if (budget !== undefined && (typeof budget !== 'number' || Number.isNaN(budget) || budget < 0)) {
     throw new InvalidInputError(`budgetTokens must be a number of tokens, 0 or more; got ${String(budget)}.`, 'budgetTokens');
   }
+  const share = options.topicShare;
+  if (share !== undefined && (typeof share !== 'number' || !(share >= 0 && share <= 1))) {
+    throw new InvalidInputError(`topicShare must be a number from 0 to 1; got ${String(share)}.`, 'topicShare');
+  }
   const db = ledger.database.db;
   const turn = requireTurnRow(db, turnId);
   const view = requireSessionRow(db, options.sessionId ?? turn.sessionId);
@@ -119,9 +123,6 @@ function topicRoom(
   candidates: readonly NormalTurn[],
 ): number {
   const share = options.topicShare ?? DEFAULT_TOPIC_SHARE;
-  if (typeof share !== 'number' || !(share >= 0 && share <= 1)) {
-    throw new InvalidInputError(`topicShare must be a number from 0 to 1; got ${String(share)}.`, 'topicShare');
-  }
   const available = budget - (options.systemPrompt ? ledger.tokenCounter.countText(options.systemPrompt) + 1 : 0);
   const rawTokens = candidates.reduce((total, turn) => total + turn.tokenCount, 0);
   return Math.max(0, available - Math.min(rawTokens, Math.floor(available * (1 - share))));

@@ -109,7 +109,7 @@ describe('doctor on corrupted forests', () => {
 });
 
 describe('forest rows are write-once', () => {
-  it('UPDATE and DELETE on the forest tables are refused and change nothing', async () => {
+  it('UPDATE, DELETE and INSERT OR REPLACE on the forest tables are refused and change nothing', async () => {
     const { ledger, session, c1 } = await twoForests();
     await ledger.dropTopic(((await ledger.topics(session.id))[0] as { id: string }).id);
     const before = forestRows(ledger);
@@ -122,12 +122,19 @@ describe('forest rows are write-once', () => {
       ['DELETE FROM forest_clusters WHERE compaction_id = ?', 'forest_clusters'],
       ['UPDATE forest_states SET clock = clock + 1 WHERE compaction_id = ?', 'forest_states'],
       ['DELETE FROM forest_states WHERE compaction_id = ?', 'forest_states'],
+      // INSERT OR REPLACE deletes the old row without firing DELETE triggers: refused before it runs.
+      ['INSERT OR REPLACE INTO forest_nodes SELECT * FROM forest_nodes WHERE compaction_id = ?', 'forest_nodes'],
+      ['INSERT OR REPLACE INTO forest_clusters SELECT * FROM forest_clusters WHERE compaction_id = ?', 'forest_clusters'],
+      ['INSERT OR REPLACE INTO forest_states SELECT * FROM forest_states WHERE compaction_id = ?', 'forest_states'],
     ] as const;
     for (const [statement, table] of attempts) {
       expect(() => sqlite.prepare(statement).run(c1.id), statement).toThrow(`${table} is write-once`);
     }
     expect(() => sqlite.prepare('UPDATE topic_drops SET dropped = 0').run()).toThrow('topic_drops is write-once');
     expect(() => sqlite.prepare('DELETE FROM topic_drops').run()).toThrow('topic_drops is write-once');
+    expect(() => sqlite.prepare('INSERT OR REPLACE INTO topic_drops SELECT * FROM topic_drops').run()).toThrow(
+      'topic_drops is write-once',
+    );
     expect(forestRows(ledger)).toEqual(before);
     expect(await topicMembers(ledger, session.id)).toEqual(membersBefore);
     expect(await ledger.doctor()).toEqual([]);

@@ -35,7 +35,6 @@ CREATE TABLE `forest_nodes` (
 	CONSTRAINT "forest_node_not_compaction" CHECK("forest_nodes"."node_id" <> "forest_nodes"."compaction_id")
 );
 --> statement-breakpoint
-CREATE INDEX `idx_forest_nodes_node` ON `forest_nodes` (`node_id`);--> statement-breakpoint
 CREATE TABLE `forest_states` (
 	`compaction_id` text PRIMARY KEY NOT NULL,
 	`session_id` text NOT NULL,
@@ -51,7 +50,6 @@ CREATE TABLE `forest_states` (
 	FOREIGN KEY (`seed_compaction_id`) REFERENCES `agent_turns`(`id`) ON UPDATE no action ON DELETE no action
 );
 --> statement-breakpoint
-CREATE INDEX `idx_forest_states_previous` ON `forest_states` (`previous_compaction_id`);--> statement-breakpoint
 CREATE TABLE `topic_drops` (
 	`id` integer PRIMARY KEY AUTOINCREMENT NOT NULL,
 	`session_id` text NOT NULL,

@@ -139,27 +139,23 @@ export const turnEvents = sqliteTable(
  * compaction, and never changed: a forest is the chain of these rows through `previous_compaction_id`,
  * so a fork that compacts writes its own rows and the source session's forest is untouched.
  */
-export const forestStates = sqliteTable(
-  'forest_states',
-  {
-    compactionId: text('compaction_id')
-      .primaryKey()
-      .references(() => agentTurns.id),
-    sessionId: text('session_id')
-      .notNull()
-      .references(() => agentSessions.id),
-    /** The union-find compaction whose forest this one continues; null: a fresh forest. */
-    previousCompactionId: text('previous_compaction_id').references((): AnySQLiteColumn => forestStates.compactionId),
-    /** A flat compaction whose summary entered this forest as its first node, if any. */
-    seedCompactionId: text('seed_compaction_id').references(() => agentTurns.id),
-    config: text('config', { mode: 'json' }).notNull(),
-    clock: integer('clock').notNull(),
-    /** TF-IDF: documents counted so far, and the document frequency of each term changed by this compaction. */
-    documentCount: integer('document_count').notNull(),
-    changedTerms: text('changed_terms', { mode: 'json' }).notNull(),
-  },
-  (table) => [index('idx_forest_states_previous').on(table.previousCompactionId)],
-);
+export const forestStates = sqliteTable('forest_states', {
+  compactionId: text('compaction_id')
+    .primaryKey()
+    .references(() => agentTurns.id),
+  sessionId: text('session_id')
+    .notNull()
+    .references(() => agentSessions.id),
+  /** The union-find compaction whose forest this one continues; null: a fresh forest. */
+  previousCompactionId: text('previous_compaction_id').references((): AnySQLiteColumn => forestStates.compactionId),
+  /** A flat compaction whose summary entered this forest as its first node, if any. */
+  seedCompactionId: text('seed_compaction_id').references(() => agentTurns.id),
+  config: text('config', { mode: 'json' }).notNull(),
+  clock: integer('clock').notNull(),
+  /** TF-IDF: documents counted so far, and the document frequency of each term changed by this compaction. */
+  documentCount: integer('document_count').notNull(),
+  changedTerms: text('changed_terms', { mode: 'json' }).notNull(),
+});
 
 /** Parent pointers written by a compaction: a turn graduating (`graduated`) or a root merged away (`merged`). */
 export const forestNodes = sqliteTable(
@@ -180,7 +176,6 @@ export const forestNodes = sqliteTable(
   },
   (table) => [
     primaryKey({ columns: [table.compactionId, table.nodeId] }),
-    index('idx_forest_nodes_node').on(table.nodeId),
     check('forest_node_not_compaction', sql`${table.nodeId} <> ${table.compactionId}`),
   ],
 );

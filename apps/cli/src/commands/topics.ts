@@ -54,7 +54,7 @@ export const findCommand: Command = {
     const found = await openLedger().findTopic(positionals[0] as string, { sessionId: stringOption(options.session) });
     if (found.clusterId) io.print(`${found.turnId} is in topic ${found.clusterId} (compaction ${found.compactionId})`);
     else if (found.compactionId) io.print(`${found.turnId} is summarized by compaction ${found.compactionId}, not in any topic`);
-    else io.print(`${found.turnId} is not compacted: it is still raw in the context`);
+    else io.print(`${found.turnId} is not summarized by any compaction on this line yet`);
     return found;
   },
 };

@@ -85,6 +85,11 @@ export function createUnionFindStrategy(): CompactionStrategy {
   };
 }
 
+/** Topics whose whole input (plus citations) is at most this keep it all. */
+const SMALL_TOPIC_TOKENS = 96;
+/** `[t_xxxxxxxxxxxx] ` costs about this much per cited line. */
+const CITATION_ROOM = 16;
+
 /** One cluster's call: its previous summaries fold in, only its new members are sent. */
 function summaryRequest(
   input: CompactionInput,
@@ -96,17 +101,29 @@ function summaryRequest(
   for (const [id, turn] of input.readTurns(missing)) known.set(id, turn);
   const previousSummaries = [...request.previousSummaries];
   const turns: Array<{ id: string; role: 'user' | 'assistant'; text: string; timestamp: number }> = [];
+  let cap = perTopicTokens;
   for (const member of request.turns) {
     const turn = known.get(member.id);
-    // A folded-in compaction is a summary already: it joins the previous summaries, not the turns.
-    if (turn && isCompaction(turn)) previousSummaries.push(turn.summary);
-    else turns.push({ id: member.id, role: turn?.role ?? 'user', text: member.text, timestamp: member.timestamp });
+    if (turn && isCompaction(turn)) {
+      // A folded-in flat summary is a summary already: it joins the previous summaries, and the
+      // topic may keep it whole (up to the compaction's budget) the first time, not squeeze the
+      // whole earlier conversation into one topic's share at once.
+      previousSummaries.push(turn.summary);
+      cap = Math.max(cap, Math.min(input.summaryTokens, input.tokenCounter.countText(turn.summary)));
+    } else turns.push({ id: member.id, role: turn?.role ?? 'user', text: member.text, timestamp: member.timestamp });
   }
   const previousTokens = previousSummaries.reduce((total, summary) => total + input.tokenCounter.countText(summary), 0);
   const newTokens = turns.reduce((total, turn) => total + input.tokenCounter.countText(turn.text), 0);
+  // As flat: keep the old summary and half the new, within the topic's share of the summary budget.
+  // A small topic keeps its input whole (plus room for the [id] citations): halving one short
+  // sentence leaves nothing, since sentences are kept whole or not at all.
+  const smallInputFloor = Math.min(cap, previousTokens + newTokens + CITATION_ROOM);
   return {
-    // As flat: keep the old summary and half the new, within the topic's share of the summary budget.
-    targetTokens: Math.max(32, Math.min(perTopicTokens, previousTokens + Math.floor(newTokens / 2))),
+    targetTokens: Math.max(
+      32,
+      smallInputFloor <= SMALL_TOPIC_TOKENS ? smallInputFloor : 0,
+      Math.min(cap, previousTokens + Math.floor(newTokens / 2)),
+    ),
     previousSummary: previousSummaries.length > 0 ? previousSummaries.join('\n') : undefined,
     turns,
     instructions: input.instructions,

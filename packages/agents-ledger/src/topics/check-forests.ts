@@ -85,7 +85,7 @@ function checkForestReplay(ledger: LedgerContext, compaction: { id: string; meta
       : /cycle|loops/.test(error.message)
         ? 'FOREST_CYCLE'
         : 'FOREST_BROKEN';
-    return [{ code, message: error.message, ids: [compaction.id, ...ids] }];
+    return [{ code, message: error.message, ids: [...new Set([compaction.id, ...ids])] }];
   }
   const recorded =
     (JSON.parse(compaction.metadata ?? '{}') as { topics?: Array<{ id: string; summaryVersion: number; members: number }> })

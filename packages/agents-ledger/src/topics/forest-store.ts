@@ -30,6 +30,7 @@ export function loadForestState(db: LedgerDrizzle, compactionId: string): Forest
   const chain = forestChain(db, compactionId);
   const head = chain.at(-1) as typeof forestStates.$inferSelect;
   const parents = new Map<string, string>();
+  const graduatedIn = new Map<string, string>();
   const order: string[] = [];
   const documentFrequency = new Map<string, number>();
   for (const state of chain) {
@@ -41,12 +42,14 @@ export function loadForestState(db: LedgerDrizzle, compactionId: string): Forest
       .all();
     for (const row of rows) {
       if (row.kind === 'graduated') {
-        if (parents.has(row.nodeId)) {
+        const earlier = graduatedIn.get(row.nodeId);
+        if (earlier !== undefined) {
           throw new ForestIntegrityError(
-            `Turn ${row.nodeId} graduated twice in the forest of compaction ${compactionId} (again in ${state.compactionId}): a turn has one compactor.`,
-            [row.nodeId, state.compactionId],
+            `Turn ${row.nodeId} graduated twice in the forest of compaction ${compactionId}: in ${earlier} and again in ${state.compactionId}; a turn has one compactor.`,
+            [row.nodeId, earlier, state.compactionId],
           );
         }
+        graduatedIn.set(row.nodeId, state.compactionId);
         order.push(row.nodeId);
       } else if (!parents.has(row.nodeId)) {
         throw new ForestIntegrityError(`Compaction ${state.compactionId} merges ${row.nodeId}, which never graduated.`, [
