@@ -416,7 +416,8 @@ describe('nexus import --strategy union-find', () => {
       turnIds: Record<string, string>;
     }>(['import', FIXTURE, '--strategy', 'union-find', '--context-window', '400', '--reserve', '60', '--keep', '80']);
     expect(result.turns).toBe(MESSAGES.length);
-    expect(result.compactions).toBeGreaterThan(1);
+    // One or two compactions, by the length of the random ids in the summaries; the compaction below adds one more.
+    expect(result.compactions).toBeGreaterThanOrEqual(1);
     const session = await json<SessionOut>(['session', 'show', result.sessionId]);
     expect(session.compactionStrategy).toBe('union-find');
 
