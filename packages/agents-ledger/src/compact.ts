@@ -13,14 +13,14 @@ import {
   type SessionSettings,
   type Turn,
 } from '@nexus/core';
-import { agentTurns, type LedgerDrizzle } from '@nexus/db';
-import { inArray } from 'drizzle-orm';
+import type { LedgerDrizzle } from '@nexus/db';
 import { insertTurnAfter } from './append-turn.ts';
 import { contextTokensAt, effectiveCompaction, rawStartDepth } from './build-context.ts';
 import type { CompactionPlan } from './compaction/compaction-strategy.ts';
 import type { LedgerContext } from './ledger-context.ts';
 import { chainSegments, clipSegments, readChainRange, requireSessionRow, requireTurnRow } from './store/chain.ts';
 import { sessionFromRow, turnFromRow } from './store/row-mapping.ts';
+import { readTurnRowsById } from './store/turns-by-id.ts';
 import { renderSummaryBlock } from './summary-block.ts';
 import { forestToExtend } from './topics/forest-access.ts';
 import { writeForest } from './topics/forest-store.ts';
@@ -188,13 +188,5 @@ function compactionMetadata(
 }
 
 function readTurnsById(db: LedgerDrizzle, ids: readonly string[]): Map<string, Turn> {
-  const turns = new Map<string, Turn>();
-  if (ids.length === 0) return turns;
-  for (const row of db
-    .select()
-    .from(agentTurns)
-    .where(inArray(agentTurns.id, [...ids]))
-    .all())
-    turns.set(row.id, turnFromRow(row));
-  return turns;
+  return new Map([...readTurnRowsById(db, ids)].map(([id, row]) => [id, turnFromRow(row)]));
 }

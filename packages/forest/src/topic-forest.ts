@@ -166,24 +166,15 @@ export class TopicForest {
   find(id: string): string | null {
     const start = this.nodes.get(id);
     if (!start) return null;
-    let root = start;
-    const visited = new Set<string>();
-    while (root.parent !== root.id) {
-      if (visited.has(root.id)) throw new ForestIntegrityError(`Parent pointers from ${id} form a cycle.`, [...visited]);
-      visited.add(root.id);
-      const parent = this.nodes.get(root.parent);
-      if (!parent)
-        throw new ForestIntegrityError(`Node ${root.id} points at ${root.parent}, which is not in the forest.`, [root.id]);
-      root = parent;
-    }
+    const root = this.rootWithoutCompression(id);
     // Path compression: every node on the way now points straight at the root.
     let node = start;
-    while (node.parent !== root.id && node.id !== root.id) {
+    while (node.parent !== root && node.id !== root) {
       const next = this.nodes.get(node.parent) as NodeRecord;
-      node.parent = root.id;
+      node.parent = root;
       node = next;
     }
-    return root.id;
+    return root;
   }
 
   /**
@@ -382,6 +373,7 @@ export class TopicForest {
     if (orphans.length > 0) throw new ForestIntegrityError(`Roots without a cluster record: ${orphans.join(', ')}.`, orphans);
   }
 
+  /** Follows parent pointers to the root, checking for cycles and dangling pointers. */
   private rootWithoutCompression(id: string): string {
     const visited = new Set<string>();
     let node = this.nodes.get(id) as NodeRecord;

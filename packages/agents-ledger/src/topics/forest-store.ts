@@ -4,9 +4,10 @@
 // first, then takes the cluster snapshot of its own compaction.
 
 import { contentText, ForestIntegrityError } from '@nexus/core';
-import { agentTurns, forestClusters, forestNodes, forestStates, type LedgerDrizzle } from '@nexus/db';
+import { forestClusters, forestNodes, forestStates, type LedgerDrizzle } from '@nexus/db';
 import type { Cluster, ForestConfig, ForestState, TopicForest } from '@nexus/forest';
-import { asc, eq, inArray } from 'drizzle-orm';
+import { asc, eq } from 'drizzle-orm';
+import { readTurnRowsById } from '../store/turns-by-id.ts';
 
 /** A cluster as stored with a compaction: the forest's view plus how it is shown in a context. */
 export interface TopicRecord {
@@ -194,28 +195,15 @@ function forestChain(db: LedgerDrizzle, compactionId: string) {
 
 function readTurnFacts(db: LedgerDrizzle, ids: readonly string[]): Map<string, { tokens: number; timestamp: number }> {
   const facts = new Map<string, { tokens: number; timestamp: number }>();
-  for (let start = 0; start < ids.length; start += CHUNK) {
-    const rows = db
-      .select({ id: agentTurns.id, tokens: agentTurns.tokenCount, timestamp: agentTurns.timestamp })
-      .from(agentTurns)
-      .where(inArray(agentTurns.id, ids.slice(start, start + CHUNK)))
-      .all();
-    for (const row of rows) facts.set(row.id, { tokens: row.tokens, timestamp: row.timestamp });
-  }
+  for (const [id, row] of readTurnRowsById(db, ids)) facts.set(id, { tokens: row.tokenCount, timestamp: row.timestamp });
   return facts;
 }
 
 /** What a node contributes to a summary: a turn's text, or a folded-in compaction's summary. */
 export function readTexts(db: LedgerDrizzle, ids: readonly string[]): Map<string, string> {
   const texts = new Map<string, string>();
-  for (let start = 0; start < ids.length; start += CHUNK) {
-    const rows = db
-      .select({ id: agentTurns.id, content: agentTurns.content, summary: agentTurns.summary })
-      .from(agentTurns)
-      .where(inArray(agentTurns.id, ids.slice(start, start + CHUNK)))
-      .all();
-    for (const row of rows)
-      texts.set(row.id, row.summary ?? contentText((row.content as Parameters<typeof contentText>[0]) ?? []));
+  for (const [id, row] of readTurnRowsById(db, ids)) {
+    texts.set(id, row.summary ?? contentText((row.content as Parameters<typeof contentText>[0]) ?? []));
   }
   return texts;
 }

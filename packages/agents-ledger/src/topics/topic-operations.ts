@@ -3,13 +3,13 @@
 // viewing session's line, so a fork sees its own topics and its source's up to the fork point.
 
 import { ClusterNotFoundError, type CompactionTurn, InvalidInputError, type Turn } from '@nexus/core';
-import { type AgentSessionRow, type AgentTurnRow, agentTurns, type LedgerDrizzle } from '@nexus/db';
-import { inArray } from 'drizzle-orm';
+import type { AgentSessionRow, AgentTurnRow, LedgerDrizzle } from '@nexus/db';
 import { effectiveCompaction } from '../build-context.ts';
 import { findCompactionThatSummarized } from '../history.ts';
 import type { LedgerContext } from '../ledger-context.ts';
 import { requireSessionRow, requireTurnRow } from '../store/chain.ts';
 import { turnsWithEventLinks } from '../store/event-links.ts';
+import { readTurnRowsById } from '../store/turns-by-id.ts';
 import { sharedForest } from './forest-access.ts';
 import { readTopicRows } from './forest-store.ts';
 import { activeDrops, isDropped, recordDrop } from './topic-drops.ts';
@@ -86,15 +86,7 @@ export function expandTopic(ledger: LedgerContext, clusterId: string, sessionId?
   const db = ledger.database.db;
   const { view, compaction } = topicView(ledger, clusterId, sessionId);
   const ids = sharedForest(ledger, compaction.id, activeDrops(db, view.id)).expand(clusterId);
-  const rows = new Map<string, AgentTurnRow>();
-  for (let start = 0; start < ids.length; start += 500) {
-    for (const row of db
-      .select()
-      .from(agentTurns)
-      .where(inArray(agentTurns.id, ids.slice(start, start + 500)))
-      .all())
-      rows.set(row.id, row);
-  }
+  const rows = readTurnRowsById(db, ids);
   return turnsWithEventLinks(
     db,
     ids.map((id) => rows.get(id) as AgentTurnRow),
@@ -118,11 +110,7 @@ function topicView(ledger: LedgerContext, clusterId: string, sessionId?: string)
   const db = ledger.database.db;
   if (typeof clusterId !== 'string' || clusterId === '')
     throw new InvalidInputError('A topic id is a turn id such as t_abc123.', 'clusterId');
-  const rootTurn = db
-    .select()
-    .from(agentTurns)
-    .where(inArray(agentTurns.id, [clusterId]))
-    .get();
+  const rootTurn = readTurnRowsById(db, [clusterId]).get(clusterId);
   if (!rootTurn && !sessionId)
     throw new ClusterNotFoundError(clusterId, 'no turn has that id; `nexus topics <session>` lists topic ids.');
   const view = requireSessionRow(db, sessionId ?? (rootTurn as AgentTurnRow).sessionId);
