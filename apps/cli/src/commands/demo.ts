@@ -129,7 +129,12 @@ async function runDemo(ledger: AgentsLedger, io: CommandIo, path: string, budget
   io.print(
     `   appended ${forkTurn.id} to the fork; its context holds ${forkContext.messages.length} messages, ${forkContext.tokens} tokens:`,
   );
-  for (const line of contextText(forkContext).split('\n').slice(0, 14)) io.print(`   ${clip(line, 120)}`);
+  const lines = contextText(forkContext).split('\n');
+  const shown = lines.slice(0, 14);
+  // Never end on a bare "── role" header whose text was cut.
+  while (shown.at(-1)?.startsWith('── ')) shown.pop();
+  for (const line of shown) io.print(`   ${clip(line, 120)}`);
+  if (shown.length < lines.length) io.print(`   … ${lines.length - shown.length} more lines (nexus context ${forkTurn.id})`);
 
   io.print('');
   io.print('== 6. The session tree');
