@@ -1,14 +1,17 @@
 // Entry point of `pnpm bench`: builds a history of each size, times the ledger's operations on them (interleaved across sizes), and prints the results table.
 
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { benchmarkAppendThroughput } from './append-throughput-benchmark.ts';
 import { parseBenchArguments, USAGE, UsageError } from './args.ts';
-import { buildContextOperations } from './build-context-benchmark.ts';
+import { buildContextOperations, CONTEXT_AT_HEAD } from './build-context-benchmark.ts';
 import { type BuiltHistory, buildHistory } from './build-history.ts';
 import { benchmarkEventsIngest } from './events-ingest-benchmark.ts';
-import { forkOperations } from './fork-benchmark.ts';
+import { FORK_FROM_HEAD, forkOperations } from './fork-benchmark.ts';
+import { benchmarkFullHistory } from './full-history-benchmark.ts';
 import { graduationOperation } from './graduation-benchmark.ts';
 import { HISTORY_BUILDING_SIZE_INDEPENDENT, historyBuildingResults } from './history-building-benchmark.ts';
+import { JSONL_CONTEXT, JSONL_FORK, jsonlOperations, writeJsonlSession } from './jsonl-baseline.ts';
 import {
   type InterleavedSamplingOptions,
   latencyResults,
@@ -26,6 +29,8 @@ const HISTORY_SEED = 20260101;
 /** 10 rounds of 20 calls: 200 timed calls per operation and size. */
 const LATENCY_SAMPLING: InterleavedSamplingOptions = { rounds: 10, iterationsPerRound: 20, warmupIterations: 20 };
 const WARMUP_TURNS = 1000;
+/** Reading a whole file per call is slow at 100k turns: fewer, still interleaved, samples. */
+const JSONL_SAMPLING: InterleavedSamplingOptions = { rounds: 3, iterationsPerRound: 3, warmupIterations: 1 };
 /** Cold turns already in the forest when graduation is timed (the issue's 1k and 10k). */
 const GRADUATION_SIZES = [1_000, 10_000];
 
@@ -44,6 +49,39 @@ async function warmUp(directory: string): Promise<void> {
     history.ledger.close();
     removeDatabaseFiles(path);
   }
+}
+
+/**
+ * The ledger's figure beside the JSONL file's for the same operation and size (p50 and p95):
+ * `baseline` is the file's, `ratio` the ledger's share of it (below 1: the ledger is faster).
+ */
+function againstJsonl(ledgerResults: readonly BenchResult[], jsonlResults: readonly BenchResult[]): BenchResult[] {
+  const pairs: Array<[string, string]> = [
+    [CONTEXT_AT_HEAD, JSONL_CONTEXT],
+    [FORK_FROM_HEAD, JSONL_FORK],
+  ];
+  return pairs.flatMap(([ledgerName, jsonlName]) =>
+    ['p50', 'p95'].flatMap((percentile) =>
+      ledgerResults
+        .filter((result) => result.name === `${ledgerName} ${percentile}`)
+        .flatMap((result) => {
+          const file = jsonlResults.find(
+            (candidate) => candidate.name === `${jsonlName} ${percentile}` && candidate.size === result.size,
+          );
+          if (!file || file.value === 0) return [];
+          return [
+            {
+              name: `${ledgerName} ${percentile}, ledger against JSONL file`,
+              size: result.size,
+              unit: 'ms',
+              value: result.value,
+              baseline: file.value,
+              ratio: result.value / file.value,
+            },
+          ];
+        }),
+    ),
+  );
 }
 
 async function main(): Promise<void> {
@@ -92,9 +130,27 @@ async function main(): Promise<void> {
     const latencies = latencyResults(await sampleInterleaved(operations, LATENCY_SAMPLING));
     for (const result of latencies) sizeIndependentNames.add(result.name);
     results.push(...latencies);
+
+    reportProgress('the same contexts and forks from a JSONL session file (the file-based baseline)');
+    const jsonlOperationsBySize: TimedOperation[] = [];
+    for (const history of histories) {
+      const jsonlPath = `${history.path}.jsonl`;
+      await writeJsonlSession(history, jsonlPath);
+      jsonlOperationsBySize.push(...jsonlOperations(history, jsonlPath));
+    }
+    const jsonlLatencies = latencyResults(await sampleInterleaved(jsonlOperationsBySize, JSONL_SAMPLING));
+    results.push(...jsonlLatencies, ...againstJsonl(latencies, jsonlLatencies));
+
+    reportProgress('getFullHistory over each whole history');
+    for (const history of histories) {
+      const streamed = await benchmarkFullHistory(history);
+      for (const result of streamed) sizeIndependentNames.add(result.name);
+      results.push(...streamed);
+    }
     for (const history of histories.splice(0)) {
       history.ledger.close();
       removeDatabaseFiles(history.path);
+      rmSync(`${history.path}.jsonl`, { force: true });
     }
     reportProgress(`union-find graduation latency at ${GRADUATION_SIZES.join(' and ')} cold turns`);
     const graduations = latencyResults(

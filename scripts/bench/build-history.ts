@@ -2,6 +2,7 @@
 
 import { type AgentsLedger, openAgentsLedger } from '../../packages/agents-ledger/src/index.ts';
 import { LedgerError, type SessionSettings } from '../../packages/core/src/index.ts';
+import { leadTextSummarizer } from './lead-text-summarizer.ts';
 import { nowMilliseconds } from './measure.ts';
 import { reportProgress } from './progress.ts';
 import { createConversationGenerator } from './synthetic-conversation.ts';
@@ -35,6 +36,8 @@ export interface BuiltHistory {
    * barely moved by other load on the machine, so growth with history size shows through noise.
    */
   tailCpuMillisecondsPerTurn: number;
+  /** The process's resident memory at its highest during the build, sampled after every batch. */
+  peakRssBytes: number;
 }
 
 export interface BuildHistoryOptions {
@@ -47,7 +50,8 @@ export interface BuildHistoryOptions {
 
 export async function buildHistory(options: BuildHistoryOptions): Promise<BuiltHistory> {
   const { turns } = options;
-  const ledger = openAgentsLedger(options.path);
+  // The lead-text summarizer: the extractive one would spend most of a million-turn build ranking sentences.
+  const ledger = openAgentsLedger(options.path, { summarizer: leadTextSummarizer });
   try {
     const session = await ledger.createSession({ label: `bench-${turns}`, settings: BENCH_SESSION_SETTINGS });
     const conversation = createConversationGenerator(options.seed);
@@ -62,7 +66,9 @@ export async function buildHistory(options: BuildHistoryOptions): Promise<BuiltH
     const buildStart = nowMilliseconds();
     let tailStart: { appended: number; milliseconds: number; cpu: NodeJS.CpuUsage } | null = null;
     let nextProgress = progressStep;
+    let peakRssBytes = process.memoryUsage.rss();
     while (appended < turns) {
+      peakRssBytes = Math.max(peakRssBytes, process.memoryUsage.rss());
       if (!tailStart && appended >= tailStartIndex) {
         tailStart = { appended, milliseconds: nowMilliseconds(), cpu: process.cpuUsage() };
       }
@@ -107,6 +113,7 @@ export async function buildHistory(options: BuildHistoryOptions): Promise<BuiltH
       wallMilliseconds: buildEnd - buildStart,
       tailMillisecondsPerTurn: (buildEnd - tail.milliseconds) / tailTurns,
       tailCpuMillisecondsPerTurn: (tailCpu.user + tailCpu.system) / 1000 / tailTurns,
+      peakRssBytes: Math.max(peakRssBytes, process.memoryUsage.rss()),
     };
   } catch (error) {
     ledger.close();

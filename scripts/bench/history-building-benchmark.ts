@@ -8,6 +8,7 @@ export const BUILD_THROUGHPUT = 'history build throughput';
 export const BUILD_COMPACTIONS = 'history build compactions';
 export const BUILD_TAIL_COST = 'history build wall time per turn (last 10%)';
 export const BUILD_TAIL_CPU = 'history build CPU time per turn (last 10%)';
+export const BUILD_PEAK_RSS = 'history build peak RSS of the process';
 
 /** Results that should not grow with history size: compared to the smallest size. */
 export const HISTORY_BUILDING_SIZE_INDEPENDENT = [BUILD_TAIL_COST, BUILD_TAIL_CPU];
@@ -21,5 +22,6 @@ export function historyBuildingResults(history: BuiltHistory): BenchResult[] {
     { name: BUILD_COMPACTIONS, size, unit: 'count', value: history.compactions },
     { name: BUILD_TAIL_COST, size, unit: 'µs/turn', value: history.tailMillisecondsPerTurn * 1000 },
     { name: BUILD_TAIL_CPU, size, unit: 'µs/turn', value: history.tailCpuMillisecondsPerTurn * 1000 },
+    { name: BUILD_PEAK_RSS, size, unit: 'MiB', value: history.peakRssBytes / 2 ** 20 },
   ];
 }

@@ -6,7 +6,7 @@
 import { type AgentsLedger, openAgentsLedger } from '../../packages/agents-ledger/src/index.ts';
 import type { SessionSettings } from '../../packages/core/src/index.ts';
 import { createEventsLedger, type EventsLedger } from '../../packages/events-ledger/src/index.ts';
-import type { Summarizer } from '../../packages/summarizers/src/index.ts';
+import { leadTextSummarizer } from './lead-text-summarizer.ts';
 import { nowMilliseconds } from './measure.ts';
 import { reportProgress } from './progress.ts';
 import { eventWithWord, planQueries, type QueryPlan, threeWordsOf, withWord } from './search-queries.ts';
@@ -24,30 +24,6 @@ export const SEARCH_SESSION_SETTINGS: SessionSettings = {
 export const SEARCH_HISTORY_DESCRIPTION =
   `turns by appendTurns ×${SEARCH_BATCH}, compact when shouldCompact (${SEARCH_SESSION_SETTINGS.contextWindow / 1000}k window), ` +
   'lead-text summaries';
-
-const LEAD_CHARACTERS = 200;
-
-/**
- * The first 200 characters of each turn, in order, until the summary reaches about the target size. The extractive
- * summarizer would spend about 0.2 ms per summarized turn ranking sentences, which at a million turns is minutes of
- * build spent outside what is measured; a summary of the same size indexes the same way.
- */
-export const leadTextSummarizer: Summarizer = {
-  name: 'bench-lead-text',
-  async summarize(input) {
-    // The ledger's token estimate is about 4 characters a token; 3 keeps the summary safely under the target.
-    const budget = input.targetTokens * 3;
-    const parts: string[] = [];
-    let length = 0;
-    for (const turn of input.turns) {
-      const lead = turn.text.slice(0, LEAD_CHARACTERS);
-      if (length + lead.length + 1 > budget) break;
-      parts.push(lead);
-      length += lead.length + 1;
-    }
-    return { text: parts.join('\n') || 'nothing to keep', usage: { inputTokens: 0, outputTokens: 0 } };
-  },
-};
 
 export interface SearchHistory {
   ledger: AgentsLedger;
