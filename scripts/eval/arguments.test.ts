@@ -1,0 +1,67 @@
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_BUDGETS, parseEvalArguments, USAGE, UsageError } from './arguments.ts';
+
+describe('parseEvalArguments', () => {
+  it('needs only --data and defaults the rest', () => {
+    expect(parseEvalArguments(['--data', 'a.json'])).toEqual({
+      data: ['a.json'],
+      strategies: ['recent', 'flat', 'union-find'],
+      budgets: [...DEFAULT_BUDGETS],
+      modes: ['aware', 'agnostic'],
+      summarizer: 'extractive',
+      jsonPath: null,
+      help: false,
+    });
+  });
+
+  it('takes several data paths, inline values and every option', () => {
+    const parsed = parseEvalArguments([
+      '--data',
+      'one.json',
+      'folder',
+      '--strategies=flat,recent,flat',
+      '--budgets',
+      '2_000,500',
+      '--mode',
+      'agnostic',
+      '--json',
+      'out.json',
+      '--summarizer',
+      'extractive',
+    ]);
+    expect(parsed).toMatchObject({
+      data: ['one.json', 'folder'],
+      strategies: ['flat', 'recent'],
+      budgets: [2000, 500],
+      modes: ['agnostic'],
+      jsonPath: 'out.json',
+    });
+  });
+
+  it('accepts --help without --data', () => {
+    expect(parseEvalArguments(['--help']).help).toBe(true);
+  });
+
+  it.each([
+    [[], /--data needs at least one/],
+    [['--data'], /--data needs at least one/],
+    [['--data', 'a.json', '--budget', '5'], /Unknown option "--budget"/],
+    [['--data', 'a.json', '--budgets', '0'], /whole numbers of tokens/],
+    [['--data', 'a.json', '--budgets', '1.5'], /whole numbers of tokens/],
+    [['--data', 'a.json', '--strategies', 'flat,bm25'], /unknown "bm25"; choose from recent, flat, union-find/],
+    [['--data', 'a.json', '--mode', ''], /--mode needs at least one of aware, agnostic/],
+    [['--data', 'a.json', '--json'], /--json needs a value/],
+    [['--data', 'a.json', '--summarizer', 'anthropic'], /issue 6/],
+    [['--data', 'a.json', '--summarizer', 'gpt'], /unknown "gpt"/],
+    [['stray.json'], /Unexpected argument "stray.json"/],
+  ])('refuses %j', (argv, message) => {
+    expect(() => parseEvalArguments(argv)).toThrow(UsageError);
+    expect(() => parseEvalArguments(argv)).toThrow(message);
+  });
+
+  it('states the method and the future summarizer in the usage', () => {
+    expect(USAGE).toContain('anthropic comes with issue 6');
+    expect(USAGE).toContain('reserveTokens = round(B/10)');
+    expect(USAGE).toContain('a topic id does not count');
+  });
+});

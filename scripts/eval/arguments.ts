@@ -1,0 +1,183 @@
+// Parses the recall evaluation's command line and holds its usage text, which also states the
+// method, so `--help` says what the numbers mean. Checking the data files is left to load-data.ts.
+
+export const STRATEGIES = ['recent', 'flat', 'union-find'] as const;
+export type StrategyName = (typeof STRATEGIES)[number];
+export const MODES = ['aware', 'agnostic'] as const;
+export type Mode = (typeof MODES)[number];
+export const SUMMARIZERS = ['extractive'] as const;
+export type SummarizerName = (typeof SUMMARIZERS)[number];
+export const DEFAULT_BUDGETS: readonly number[] = [500, 1000, 2000, 4000, 8000];
+
+export interface EvalArguments {
+  /** Files and folders of nexus-eval/v1 conversations, as given. */
+  data: string[];
+  strategies: StrategyName[];
+  budgets: number[];
+  modes: Mode[];
+  summarizer: SummarizerName;
+  /** Where to write the JSON report, if anywhere. */
+  jsonPath: string | null;
+  help: boolean;
+}
+
+/** A command line the evaluation cannot run with: printed with the usage, exit code 2. */
+export class UsageError extends Error {}
+
+export const USAGE = `Usage: pnpm exec tsx scripts/eval/eval.ts --data <file or folder>... [options]
+
+Recall evaluation (ER@B, see ../shared/data/README.md): replays each nexus-eval/v1 conversation into
+the ledger as a runtime with a window of B tokens would, builds the context each question would be
+asked in, under a hard budget of B tokens, and scores what survived.
+
+Options:
+  --data PATH...        nexus-eval/v1 files, or folders searched for *.json (required)
+  --strategies LIST     comma-separated from recent, flat, union-find (default recent,flat,union-find)
+  --budgets LIST        context budgets B in tokens (default ${DEFAULT_BUDGETS.join(',')})
+  --mode LIST           aware, agnostic or both (default aware,agnostic)
+  --summarizer NAME     extractive (default, offline); anthropic comes with issue 6
+  --json FILE           also write config, rows and cost as JSON to FILE
+  --help                print this text
+
+Method:
+  - flat, union-find: for each conversation and budget B, a fresh ledger (temporary SQLite file,
+    sequential ids, fixed clock) imports the conversation with threshold compaction by that
+    strategy and session settings contextWindow = B, reserveTokens = round(B/10),
+    keepRecentTokens = round(B/4). A conversation holding a message larger than B gets the window
+    of its largest message instead (reserve and keep follow it; listed under config.windowRaises)
+    so it is still measured; the context is still built within B.
+  - recent: the conversation is imported once without compaction and the context is the newest
+    turns that fit B (buildContext with { full: true }).
+  - Each question is asked at the session head or, with askedAt, at the last turn of the history
+    (compactions included) whose timestamp is at or before askedAt; with no such turn, in an
+    empty context. agnostic builds the context without the question, aware with it as the query
+    (which only union-find uses: it picks the topics nearest the query).
+  - Scores, on normalised text (lower-case, punctuation removed, whitespace collapsed), where the
+    context is the system text plus every message's text:
+      AP       the answer is in the context as whole words (a plain substring test would find
+               "2" inside any number or turn id); only questions whose answer appears so in one
+               of their evidence messages
+      ATR      share of the answer's content words (stopwords dropped, all words if none is left)
+               found as words in the context; questions with an answer
+      ER_all   1 when every evidence message survived, ER_frac the share that did; questions with
+               evidence. A message survives if its text is in the context or the context cites
+               its turn as [t_…]; a topic id does not count for its members (expanding a topic
+               would bring back every member, so crediting it would score a whole topic as kept).
+    Unanswerable questions (answer null) count for ER only; questions without evidence are left
+    out of ER. n in each row is the number of questions scored for ER.
+  - Message ids that repeat in a file are renamed <id>#2, … in their later copies (listed under
+    config.repeatedMessageIds); evidence naming a repeated id is refused as ambiguous.
+  - Tokens are the ledger's estimate (docs/tokens.md). Cost is the summarizer's calls and tokens,
+    the compactions, and the seconds spent importing and building, summed over conversations and
+    budgets. The same input gives the same JSON except for seconds.
+
+Exit status: 0 done, 1 a data file or the run failed, 2 bad command line.
+`;
+
+export function parseEvalArguments(argv: readonly string[]): EvalArguments {
+  const parsed: EvalArguments = {
+    data: [],
+    strategies: [...STRATEGIES],
+    budgets: [...DEFAULT_BUDGETS],
+    modes: [...MODES],
+    summarizer: 'extractive',
+    jsonPath: null,
+    help: false,
+  };
+  let sawData = false;
+  for (let index = 0; index < argv.length; index += 1) {
+    const argument = argv[index] ?? '';
+    const [flag, inlineValue] =
+      argument.startsWith('--') && argument.includes('=') ? splitInline(argument) : [argument, undefined];
+    const takeValue = (): string => {
+      if (inlineValue !== undefined) return inlineValue;
+      const value = argv[index + 1];
+      if (value === undefined || value.startsWith('--')) throw new UsageError(`${flag} needs a value.`);
+      index += 1;
+      return value;
+    };
+    switch (flag) {
+      case '--data': {
+        sawData = true;
+        if (inlineValue !== undefined) parsed.data.push(inlineValue);
+        while (argv[index + 1] !== undefined && !(argv[index + 1] as string).startsWith('--')) {
+          parsed.data.push(argv[index + 1] as string);
+          index += 1;
+        }
+        break;
+      }
+      case '--strategies':
+        parsed.strategies = parseChoices(takeValue(), STRATEGIES, flag);
+        break;
+      case '--budgets':
+        parsed.budgets = parseBudgets(takeValue());
+        break;
+      case '--mode':
+      case '--modes':
+        parsed.modes = parseChoices(takeValue(), MODES, flag);
+        break;
+      case '--summarizer':
+        parsed.summarizer = parseSummarizer(takeValue());
+        break;
+      case '--json':
+        parsed.jsonPath = takeValue();
+        break;
+      case '--help':
+      case '-h':
+        parsed.help = true;
+        break;
+      default:
+        throw new UsageError(
+          argument.startsWith('-')
+            ? `Unknown option "${argument}".`
+            : `Unexpected argument "${argument}": give data files and folders after --data.`,
+        );
+    }
+  }
+  if (!parsed.help && (!sawData || parsed.data.length === 0)) {
+    throw new UsageError('--data needs at least one nexus-eval/v1 file or folder.');
+  }
+  return parsed;
+}
+
+function splitInline(argument: string): [string, string] {
+  const at = argument.indexOf('=');
+  return [argument.slice(0, at), argument.slice(at + 1)];
+}
+
+/** A comma-separated list of known names, in the order given, without repeats. */
+function parseChoices<Name extends string>(text: string, known: readonly Name[], flag: string): Name[] {
+  const names = text
+    .split(',')
+    .map((part) => part.trim())
+    .filter(Boolean);
+  if (names.length === 0) throw new UsageError(`${flag} needs at least one of ${known.join(', ')}.`);
+  for (const name of names) {
+    if (!(known as readonly string[]).includes(name)) {
+      throw new UsageError(`${flag}: unknown "${name}"; choose from ${known.join(', ')}.`);
+    }
+  }
+  return [...new Set(names)] as Name[];
+}
+
+function parseBudgets(text: string): number[] {
+  const budgets = text.split(',').map((part) => {
+    const cleaned = part.trim().replaceAll('_', '');
+    const budget = Number(cleaned);
+    if (cleaned === '' || !Number.isSafeInteger(budget) || budget < 1) {
+      throw new UsageError(`--budgets takes whole numbers of tokens, 1 or more, got "${part}".`);
+    }
+    return budget;
+  });
+  return [...new Set(budgets)];
+}
+
+function parseSummarizer(name: string): SummarizerName {
+  if (name === 'anthropic') {
+    throw new UsageError('--summarizer anthropic is not available yet: it comes with issue 6. Use extractive.');
+  }
+  if (!(SUMMARIZERS as readonly string[]).includes(name)) {
+    throw new UsageError(`--summarizer: unknown "${name}"; choose from ${SUMMARIZERS.join(', ')}.`);
+  }
+  return name as SummarizerName;
+}

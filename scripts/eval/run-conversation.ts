@@ -1,0 +1,279 @@
+// Runs one conversation through the evaluation: imports it into fresh ledgers (once for `recent`,
+// once per budget for each compaction strategy), builds the context each question is asked in,
+// and scores it with score.ts. The ledger work and the timing live here; what counts as found
+// is decided in score.ts.
+
+import { join } from 'node:path';
+import {
+  type AgentsLedger,
+  type BuiltContext,
+  type Conversation,
+  type ConversationQuestion,
+  createAgentsLedger,
+  type ImportResult,
+  importConversation,
+} from '../../packages/agents-ledger/src/index.ts';
+import {
+  contentText,
+  countContentTokens,
+  estimateTokenCounter,
+  type SessionSettings,
+  sequentialIds,
+  toContentBlocks,
+} from '../../packages/core/src/index.ts';
+import { openDatabase } from '../../packages/db/src/index.ts';
+import { createExtractiveSummarizer, type Summarizer } from '../../packages/summarizers/src/index.ts';
+import { nowMilliseconds } from '../bench/measure.ts';
+import { removeDatabaseFiles } from '../bench/temporary-files.ts';
+import { type ImportCost, NO_CATEGORY, type ScoredQuestion } from './aggregate.ts';
+import type { Mode, StrategyName, SummarizerName } from './arguments.ts';
+import type { LoadedConversation } from './load-data.ts';
+import {
+  type PreparedQuestion,
+  prepareContext,
+  prepareQuestion,
+  type ScoringContext,
+  scoreQuestion,
+  turnAtTime,
+} from './score.ts';
+
+/** The clock of every ledger the evaluation writes (session creation times; turns keep the file's times). */
+export const FIXED_NOW = Date.parse('2026-01-01T00:00:00Z');
+/** `recent` imports without ever compacting. */
+const NO_COMPACTION: SessionSettings = { contextWindow: 1_000_000_000, reserveTokens: 0, keepRecentTokens: 0 };
+
+export interface WindowRaise {
+  file: string;
+  conversation: string;
+  budget: number;
+  largestMessageTokens: number;
+  contextWindow: number;
+}
+
+export interface ConversationRun {
+  scores: ScoredQuestion[];
+  costs: ImportCost[];
+  windowRaises: WindowRaise[];
+}
+
+export interface RunConversationOptions {
+  strategies: readonly StrategyName[];
+  budgets: readonly number[];
+  modes: readonly Mode[];
+  summarizer: SummarizerName;
+  /** Scratch folder for the SQLite files; each is removed once scored. */
+  directory: string;
+  /** Called before each import, with what is about to run ("union-find @ 2000"). */
+  onStep?: (step: string) => void;
+}
+
+/**
+ * The settings of a runtime whose window is `budget`: reserve a tenth, keep a quarter raw. A window
+ * smaller than the conversation's largest message grows to it, since the ledger refuses a message
+ * larger than the window (MESSAGE_TOO_LARGE).
+ */
+export function windowSettings(budget: number, largestMessageTokens: number): SessionSettings {
+  const contextWindow = Math.max(budget, largestMessageTokens);
+  const reserveTokens = Math.round(contextWindow / 10);
+  // The ledger requires keepRecentTokens < contextWindow - reserveTokens; a quarter always is, but
+  // rounding on a tiny window could tie.
+  const keepRecentTokens = Math.min(Math.round(contextWindow / 4), Math.max(0, contextWindow - reserveTokens - 1));
+  return { contextWindow, reserveTokens, keepRecentTokens };
+}
+
+/** Tokens the ledger will count for the conversation's largest message. */
+export function largestMessageTokens(conversation: Conversation): number {
+  return conversation.messages.reduce(
+    (largest, message) => Math.max(largest, countContentTokens(estimateTokenCounter, toContentBlocks(message.content))),
+    0,
+  );
+}
+
+export async function runConversation(loaded: LoadedConversation, options: RunConversationOptions): Promise<ConversationRun> {
+  const { conversation, file } = loaded;
+  const run: ConversationRun = { scores: [], costs: [], windowRaises: [] };
+  const largest = largestMessageTokens(conversation);
+  for (const strategy of options.strategies) {
+    if (strategy === 'recent') {
+      options.onStep?.('recent');
+      const measured = await measureImport(loaded, options, {
+        strategy,
+        settings: NO_COMPACTION,
+        budgets: options.budgets,
+        full: true,
+        path: join(options.directory, 'recent.sqlite'),
+      });
+      run.scores.push(...measured.scores);
+      run.costs.push(measured.cost);
+      continue;
+    }
+    for (const budget of options.budgets) {
+      options.onStep?.(`${strategy} @ ${budget}`);
+      const settings = windowSettings(budget, largest);
+      const measured = await measureImport(loaded, options, {
+        strategy,
+        settings,
+        budgets: [budget],
+        full: false,
+        path: join(options.directory, `${strategy}-${budget}.sqlite`),
+      });
+      run.scores.push(...measured.scores);
+      run.costs.push(measured.cost);
+    }
+  }
+  if (options.strategies.some((strategy) => strategy !== 'recent')) {
+    for (const budget of options.budgets) {
+      const { contextWindow } = windowSettings(budget, largest);
+      if (contextWindow > budget) {
+        run.windowRaises.push({ file, conversation: conversation.id, budget, largestMessageTokens: largest, contextWindow });
+      }
+    }
+  }
+  return run;
+}
+
+interface ImportPlan {
+  strategy: StrategyName;
+  settings: SessionSettings;
+  /** Budgets to build contexts at from this one import. */
+  budgets: readonly number[];
+  /** Ignore compactions when building (recent). */
+  full: boolean;
+  path: string;
+}
+
+async function measureImport(
+  loaded: LoadedConversation,
+  options: RunConversationOptions,
+  plan: ImportPlan,
+): Promise<{ scores: ScoredQuestion[]; cost: ImportCost }> {
+  const summarizer = countingSummarizer(options.summarizer);
+  const ledger = createAgentsLedger({
+    database: openDatabase({ path: plan.path }),
+    summarizer,
+    tokenCounter: estimateTokenCounter,
+    generateId: sequentialIds(),
+    now: () => FIXED_NOW,
+  });
+  try {
+    const started = nowMilliseconds();
+    const result = await importConversation(ledger, loaded.conversation, {
+      ...(plan.strategy === 'recent' ? {} : { strategy: plan.strategy }),
+      settings: plan.settings,
+    });
+    const scores = await scoreImport(ledger, result, loaded.conversation, { ...plan, modes: options.modes });
+    return {
+      scores,
+      cost: {
+        strategy: plan.strategy,
+        calls: summarizer.calls,
+        inputTokens: summarizer.inputTokens,
+        outputTokens: summarizer.outputTokens,
+        compactions: result.compactions,
+        milliseconds: nowMilliseconds() - started,
+      },
+    };
+  } finally {
+    ledger.close();
+    removeDatabaseFiles(plan.path);
+  }
+}
+
+async function scoreImport(
+  ledger: AgentsLedger,
+  result: ImportResult,
+  conversation: Conversation,
+  plan: ImportPlan & { modes: readonly Mode[] },
+): Promise<ScoredQuestion[]> {
+  if (conversation.questions.length === 0) return [];
+  const history: Array<{ id: string; timestamp: number }> = [];
+  if (result.headTurnId) {
+    for await (const turn of ledger.getFullHistory(result.headTurnId)) history.push({ id: turn.id, timestamp: turn.timestamp });
+  }
+  const messageText = messageTexts(conversation);
+  // Questions asked at one turn share the contexts built without a query.
+  const contexts = new Map<string, ScoringContext>();
+  const contextAt = async (turnId: string | null, budget: number, query: string | undefined): Promise<ScoringContext> => {
+    const key = JSON.stringify([turnId, budget, query ?? null]);
+    let context = contexts.get(key);
+    if (!context) {
+      const text =
+        turnId === null ? '' : contextText(await ledger.buildContext(turnId, { budgetTokens: budget, full: plan.full, query }));
+      context = prepareContext(text);
+      contexts.set(key, context);
+    }
+    return context;
+  };
+  const scores: ScoredQuestion[] = [];
+  for (const question of conversation.questions) {
+    const turnId = question.askedAt ? turnAtTime(history, Date.parse(question.askedAt)) : result.headTurnId;
+    const prepared = prepareFor(question, messageText, result.turnIds);
+    for (const budget of plan.budgets) {
+      for (const mode of plan.modes) {
+        const context = await contextAt(turnId, budget, mode === 'aware' ? question.question : undefined);
+        scores.push({
+          conversationId: conversation.id,
+          questionId: question.id,
+          category: question.category ?? NO_CATEGORY,
+          strategy: plan.strategy,
+          budget,
+          mode,
+          turnId,
+          ...scoreQuestion(prepared, context),
+        });
+      }
+    }
+  }
+  return scores;
+}
+
+/** Evidence ids are message ids whatever the evidenceLevel; each becomes the turn this import gave it. */
+function prepareFor(
+  question: ConversationQuestion,
+  messageText: ReadonlyMap<string, string>,
+  turnIds: Readonly<Record<string, string>>,
+): PreparedQuestion {
+  return prepareQuestion({
+    answer: question.answer,
+    evidence: question.evidence.map((messageId) => ({
+      text: messageText.get(messageId) ?? '',
+      turnId: turnIds[messageId] ?? '',
+    })),
+  });
+}
+
+/** Each message's text as the ledger reads it (contentText of its blocks), by message id. */
+export function messageTexts(conversation: Conversation): Map<string, string> {
+  return new Map(conversation.messages.map((message) => [message.id, contentText(toContentBlocks(message.content))]));
+}
+
+/** What the model would read: the system text, then every message's text. */
+export function contextText(context: Pick<BuiltContext, 'system' | 'messages'>): string {
+  return [context.system, ...context.messages.map((message) => contentText(message.content))].join('\n');
+}
+
+interface CountingSummarizer extends Summarizer {
+  calls: number;
+  inputTokens: number;
+  outputTokens: number;
+}
+
+/** The chosen summarizer, counting its calls and the tokens its usage reports. */
+function countingSummarizer(name: SummarizerName): CountingSummarizer {
+  const inner = name === 'extractive' ? createExtractiveSummarizer({ tokenCounter: estimateTokenCounter }) : null;
+  if (!inner) throw new Error(`No summarizer named ${name}.`);
+  const counter: CountingSummarizer = {
+    name: inner.name,
+    calls: 0,
+    inputTokens: 0,
+    outputTokens: 0,
+    async summarize(input) {
+      const result = await inner.summarize(input);
+      counter.calls += 1;
+      counter.inputTokens += result.usage.inputTokens;
+      counter.outputTokens += result.usage.outputTokens;
+      return result;
+    },
+  };
+  return counter;
+}
