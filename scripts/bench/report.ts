@@ -77,7 +77,7 @@ export function formatTable(results: readonly BenchResult[]): string {
     result.unit,
     formatNumber(result.value),
     result.baseline === undefined ? '' : formatNumber(result.baseline),
-    result.ratio === undefined ? '' : `${result.ratio.toFixed(2)}x`,
+    result.ratio === undefined ? '' : formatRatio(result.ratio),
   ]);
   // The name and unit columns read best left-aligned, the numbers right-aligned.
   return formatTextTable(header, rows, new Set([0, 2]));
@@ -85,4 +85,9 @@ export function formatTable(results: readonly BenchResult[]): string {
 
 export function writeJsonReport(path: string, machine: MachineDescription, results: readonly BenchResult[]): void {
   writeFileSync(path, `${JSON.stringify({ machine, results }, null, 2)}\n`);
+}
+
+/** Two decimals, or three significant digits below 0.1 (a ratio of 0.003x must not print as 0.00x). */
+function formatRatio(ratio: number): string {
+  return `${ratio >= 0.1 || ratio === 0 ? ratio.toFixed(2) : ratio.toPrecision(2)}x`;
 }
