@@ -104,7 +104,15 @@ async function main(): Promise<void> {
   const directory = createTemporaryDirectory();
   const histories: BuiltHistory[] = [];
   try {
-    if (!search.only) await runCoreBenchmarks();
+    if (!search.only) {
+      try {
+        await runCoreBenchmarks();
+      } catch (error) {
+        // Minutes of measurements stand before a late failure: print them before failing.
+        process.stdout.write(`${formatTable(orderResults(results))}\n`);
+        throw error;
+      }
+    }
     if (searchSizes.length > 0) {
       const searchResults = await benchmarkSearch({ directory, sizes: searchSizes, quick: options.quick });
       results.push(...searchResults.results);

@@ -5,7 +5,8 @@
 // the same question on the same data.
 
 import { once } from 'node:events';
-import { createWriteStream, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createReadStream, createWriteStream, rmSync } from 'node:fs';
+import { createInterface } from 'node:readline';
 import type { BuiltHistory } from './build-history.ts';
 import type { TimedOperation } from './measure.ts';
 
@@ -42,9 +43,14 @@ export async function writeJsonlSession(history: BuiltHistory, path: string): Pr
   await once(out, 'finish');
 }
 
-function readEntries(path: string): Map<string, Entry> {
+/**
+ * Every entry of the file, read line by line: a million-turn session is over 512 MB, more than
+ * one JavaScript string can hold, so reading the whole file into a string fails there.
+ */
+async function readEntries(path: string): Promise<Map<string, Entry>> {
   const entries = new Map<string, Entry>();
-  for (const line of readFileSync(path, 'utf8').split('\n')) {
+  const lines = createInterface({ input: createReadStream(path, { encoding: 'utf8' }), crlfDelay: Number.POSITIVE_INFINITY });
+  for await (const line of lines) {
     if (!line) continue;
     const entry = JSON.parse(line) as Entry;
     entries.set(entry.id, entry);
@@ -60,8 +66,8 @@ function pathTo(entries: Map<string, Entry>, leafId: string): Entry[] {
 }
 
 /** The messages a context would hold: the latest compaction's summary, then the entries from its firstKept. */
-export function jsonlContext(path: string, leafId: string): number {
-  const branch = pathTo(readEntries(path), leafId);
+export async function jsonlContext(path: string, leafId: string): Promise<number> {
+  const branch = pathTo(await readEntries(path), leafId);
   let start = 0;
   let summary = '';
   for (let index = branch.length - 1; index >= 0; index -= 1) {
@@ -76,9 +82,12 @@ export function jsonlContext(path: string, leafId: string): number {
   return messages.length + (summary ? 1 : 0);
 }
 
-export function jsonlFork(path: string, leafId: string, forkPath: string): void {
-  const branch = pathTo(readEntries(path), leafId);
-  writeFileSync(forkPath, `${branch.map((entry) => JSON.stringify(entry)).join('\n')}\n`);
+export async function jsonlFork(path: string, leafId: string, forkPath: string): Promise<void> {
+  const branch = pathTo(await readEntries(path), leafId);
+  const out = createWriteStream(forkPath);
+  for (const entry of branch) if (!out.write(`${JSON.stringify(entry)}\n`)) await once(out, 'drain');
+  out.end();
+  await once(out, 'finish');
   rmSync(forkPath);
 }
 
