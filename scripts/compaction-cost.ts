@@ -9,9 +9,10 @@ import { join } from 'node:path';
 import { createAgentsLedger, importConversation, parseConversation } from '../packages/agents-ledger/src/index.ts';
 import { estimateTokenCounter } from '../packages/core/src/index.ts';
 import { openDatabase } from '../packages/db/src/index.ts';
-import { createExtractiveSummarizer, type Summarizer } from '../packages/summarizers/src/index.ts';
+import { createExtractiveSummarizer } from '../packages/summarizers/src/index.ts';
 import { nowMilliseconds } from './bench/measure.ts';
 import { formatTextTable } from './bench/text-table.ts';
+import { countingSummarizer } from './counting-summarizer.ts';
 
 const USAGE = `Usage: pnpm exec tsx scripts/compaction-cost.ts [options] <file or folder of nexus-eval/v1 json> [...]
 
@@ -75,28 +76,9 @@ function collectJsonFiles(path: string): string[] {
     .filter((file) => file.endsWith('.json'));
 }
 
-/** The extractive summarizer, counting its calls (its usage already reports tokens). */
-function countingSummarizer(): Summarizer & { calls: number; inputTokens: number; outputTokens: number } {
-  const inner = createExtractiveSummarizer({ tokenCounter: estimateTokenCounter });
-  const counter = {
-    name: inner.name,
-    calls: 0,
-    inputTokens: 0,
-    outputTokens: 0,
-    async summarize(input: Parameters<Summarizer['summarize']>[0]) {
-      const result = await inner.summarize(input);
-      counter.calls += 1;
-      counter.inputTokens += result.usage.inputTokens;
-      counter.outputTokens += result.usage.outputTokens;
-      return result;
-    },
-  };
-  return counter;
-}
-
 async function measure(file: string, strategy: string, options: Options, directory: string): Promise<Cost> {
   const conversation = parseConversation(readFileSync(file, 'utf8'), file);
-  const summarizer = countingSummarizer();
+  const summarizer = countingSummarizer(createExtractiveSummarizer({ tokenCounter: estimateTokenCounter }));
   const path = join(directory, `${conversation.id}-${strategy}.sqlite`);
   // A fixed clock and sequential ids would not change the counts; the file's own timestamps are used.
   const ledger = createAgentsLedger({ database: openDatabase({ path }), summarizer });

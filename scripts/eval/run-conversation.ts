@@ -22,9 +22,10 @@ import {
   toContentBlocks,
 } from '../../packages/core/src/index.ts';
 import { openDatabase } from '../../packages/db/src/index.ts';
-import { createExtractiveSummarizer, type Summarizer } from '../../packages/summarizers/src/index.ts';
+import { createExtractiveSummarizer } from '../../packages/summarizers/src/index.ts';
 import { nowMilliseconds } from '../bench/measure.ts';
 import { removeDatabaseFiles } from '../bench/temporary-files.ts';
+import { type CountingSummarizer, countingSummarizer } from '../counting-summarizer.ts';
 import { type ImportCost, NO_CATEGORY, type ScoredQuestion } from './aggregate.ts';
 import type { Mode, StrategyName, SummarizerName } from './arguments.ts';
 import type { LoadedConversation } from './load-data.ts';
@@ -147,7 +148,7 @@ async function measureImport(
   options: RunConversationOptions,
   plan: ImportPlan,
 ): Promise<{ scores: ScoredQuestion[]; cost: ImportCost }> {
-  const summarizer = countingSummarizer(options.summarizer);
+  const summarizer = summarizerNamed(options.summarizer);
   const ledger = createAgentsLedger({
     database: openDatabase({ path: plan.path }),
     summarizer,
@@ -252,28 +253,8 @@ export function contextText(context: Pick<BuiltContext, 'system' | 'messages'>):
   return [context.system, ...context.messages.map((message) => contentText(message.content))].join('\n');
 }
 
-interface CountingSummarizer extends Summarizer {
-  calls: number;
-  inputTokens: number;
-  outputTokens: number;
-}
-
 /** The chosen summarizer, counting its calls and the tokens its usage reports. */
-function countingSummarizer(name: SummarizerName): CountingSummarizer {
-  const inner = name === 'extractive' ? createExtractiveSummarizer({ tokenCounter: estimateTokenCounter }) : null;
-  if (!inner) throw new Error(`No summarizer named ${name}.`);
-  const counter: CountingSummarizer = {
-    name: inner.name,
-    calls: 0,
-    inputTokens: 0,
-    outputTokens: 0,
-    async summarize(input) {
-      const result = await inner.summarize(input);
-      counter.calls += 1;
-      counter.inputTokens += result.usage.inputTokens;
-      counter.outputTokens += result.usage.outputTokens;
-      return result;
-    },
-  };
-  return counter;
+function summarizerNamed(name: SummarizerName): CountingSummarizer {
+  if (name !== 'extractive') throw new Error(`No summarizer named ${name}.`);
+  return countingSummarizer(createExtractiveSummarizer({ tokenCounter: estimateTokenCounter }));
 }
