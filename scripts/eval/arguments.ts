@@ -24,7 +24,7 @@ export interface EvalArguments {
 /** A command line the evaluation cannot run with: printed with the usage, exit code 2. */
 export class UsageError extends Error {}
 
-export const USAGE = `Usage: pnpm exec tsx scripts/eval/eval.ts --data <file or folder>... [options]
+export const USAGE = `Usage: pnpm eval --data <file or folder>... [options]
 
 Recall evaluation (ER@B, see ../shared/data/README.md): replays each nexus-eval/v1 conversation into
 the ledger as a runtime with a window of B tokens would, builds the context each question would be

@@ -185,7 +185,7 @@ describe('the command line', () => {
   it('prints the usage with --help', () => {
     const result = run('--help');
     expect(result.status).toBe(0);
-    expect(result.stdout).toContain('Usage: pnpm exec tsx scripts/eval/eval.ts --data');
+    expect(result.stdout).toContain('Usage: pnpm eval --data');
   });
 
   it('exits 2 on a bad flag, with the reason', () => {
