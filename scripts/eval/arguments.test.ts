@@ -5,11 +5,12 @@ describe('parseEvalArguments', () => {
   it('needs only --data and defaults the rest', () => {
     expect(parseEvalArguments(['--data', 'a.json'])).toEqual({
       data: ['a.json'],
-      strategies: ['recent', 'flat', 'union-find'],
+      strategies: ['recent', 'retrieval', 'flat', 'union-find', 'hybrid'],
       budgets: [...DEFAULT_BUDGETS],
       modes: ['aware', 'agnostic'],
       summarizer: 'extractive',
       jsonPath: null,
+      retrievalShare: null,
       help: false,
     });
   });
@@ -48,7 +49,7 @@ describe('parseEvalArguments', () => {
     [['--data', 'a.json', '--budget', '5'], /Unknown option "--budget"/],
     [['--data', 'a.json', '--budgets', '0'], /whole numbers of tokens/],
     [['--data', 'a.json', '--budgets', '1.5'], /whole numbers of tokens/],
-    [['--data', 'a.json', '--strategies', 'flat,bm25'], /unknown "bm25"; choose from recent, flat, union-find/],
+    [['--data', 'a.json', '--strategies', 'flat,bm25'], /unknown "bm25"; choose from recent, retrieval, flat, union-find/],
     [['--data', 'a.json', '--mode', ''], /--mode needs at least one of aware, agnostic/],
     [['--data', 'a.json', '--json'], /--json needs a value/],
     [['--data', 'a.json', '--summarizer', 'anthropic'], /issue 6/],

@@ -1,7 +1,7 @@
 // Parses the recall evaluation's command line and holds its usage text, which also states the
 // method, so `--help` says what the numbers mean. Checking the data files is left to load-data.ts.
 
-export const STRATEGIES = ['recent', 'flat', 'union-find'] as const;
+export const STRATEGIES = ['recent', 'retrieval', 'flat', 'union-find', 'hybrid'] as const;
 export type StrategyName = (typeof STRATEGIES)[number];
 export const MODES = ['aware', 'agnostic'] as const;
 export type Mode = (typeof MODES)[number];
@@ -18,6 +18,8 @@ export interface EvalArguments {
   summarizer: SummarizerName;
   /** Where to write the JSON report, if anywhere. */
   jsonPath: string | null;
+  /** hybrid's retrieval share; null: the ledger's default. */
+  retrievalShare: number | null;
   help: boolean;
 }
 
@@ -32,7 +34,8 @@ asked in, under a hard budget of B tokens, and scores what survived.
 
 Options:
   --data PATH...        nexus-eval/v1 files, or folders searched for *.json (required)
-  --strategies LIST     comma-separated from recent, flat, union-find (default recent,flat,union-find)
+  --strategies LIST     comma-separated from recent, retrieval, flat, union-find, hybrid (default: all)
+  --retrieval-share X   hybrid: share of B kept for retrieved turns, 0–1 (default: the ledger's, 0.75)
   --budgets LIST        context budgets B in tokens (default ${DEFAULT_BUDGETS.join(',')})
   --mode LIST           aware, agnostic or both (default aware,agnostic)
   --summarizer NAME     extractive (default, offline); anthropic comes with issue 6
@@ -48,6 +51,12 @@ Method:
     so it is still measured; the context is still built within B.
   - recent: the conversation is imported once without compaction and the context is the newest
     turns that fit B (buildContext with { full: true }).
+  - retrieval: the plain RAG baseline: imported the same way, the context is the turns that best
+    match the question by bm25 (each reply with the turn it answers) within B (ledger.retrieve).
+    It needs the question: in agnostic mode it sends the newest turns, as recent does.
+  - hybrid: imported as union-find; with the question, buildContext({ query, retrieval }) puts
+    the topics nearest it and the recent turns in part of B and fills the rest with retrieved
+    turns; in agnostic mode it is union-find.
   - Each question is asked at the session head or, with askedAt, at the last turn of the history
     (compactions included) whose timestamp is at or before askedAt; with no such turn, in an
     empty context. agnostic builds the context without the question, aware with it as the query
@@ -82,6 +91,7 @@ export function parseEvalArguments(argv: readonly string[]): EvalArguments {
     modes: [...MODES],
     summarizer: 'extractive',
     jsonPath: null,
+    retrievalShare: null,
     help: false,
   };
   let sawData = false;
@@ -119,6 +129,12 @@ export function parseEvalArguments(argv: readonly string[]): EvalArguments {
       case '--summarizer':
         parsed.summarizer = parseSummarizer(takeValue());
         break;
+      case '--retrieval-share': {
+        const value = Number(takeValue());
+        if (!(value >= 0 && value <= 1)) throw new UsageError('--retrieval-share takes a number from 0 to 1.');
+        parsed.retrievalShare = value;
+        break;
+      }
       case '--json':
         parsed.jsonPath = takeValue();
         break;

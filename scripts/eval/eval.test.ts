@@ -89,6 +89,25 @@ describe('the evaluation on a small fixture', () => {
     }
   });
 
+  it('retrieves by the question with `retrieval` (aware) and sends the newest turns without it (agnostic)', async () => {
+    const { scores } = await runEvaluation({
+      ...base,
+      strategies: ['recent', 'retrieval'],
+      data: [FIXTURE],
+      budgets: [150],
+    });
+    const pick = (strategy: string, mode: string, questionId: string) =>
+      scores.find((score) => score.strategy === strategy && score.mode === mode && score.questionId === questionId);
+    for (const questionId of ['q1', 'q2', 'q4']) {
+      expect({ ...pick('retrieval', 'agnostic', questionId), strategy: 'recent' }).toEqual(
+        pick('recent', 'agnostic', questionId),
+      );
+    }
+    // The staging port (m2, early in the conversation) is out of the newest 150 tokens but is what the question names.
+    expect(pick('recent', 'aware', 'q1')?.erAll).toBe(0);
+    expect(pick('retrieval', 'aware', 'q1')?.erAll).toBe(1);
+  });
+
   it('prints the "all" table, the cost and the per-category tables', () => {
     const text = renderReport(first.report);
     expect(text).toContain('| strategy   | budget | mode     |   n |');

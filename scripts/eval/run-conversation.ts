@@ -62,6 +62,8 @@ export interface RunConversationOptions {
   budgets: readonly number[];
   modes: readonly Mode[];
   summarizer: SummarizerName;
+  /** hybrid's share of B for retrieved turns. */
+  retrievalShare: number;
   /** Scratch folder for the SQLite files; each is removed once scored. */
   directory: string;
   /** Called before each import, with what is about to run ("union-find @ 2000"). */
@@ -95,14 +97,14 @@ export async function runConversation(loaded: LoadedConversation, options: RunCo
   const run: ConversationRun = { scores: [], costs: [], windowRaises: [] };
   const largest = largestMessageTokens(conversation);
   for (const strategy of options.strategies) {
-    if (strategy === 'recent') {
-      options.onStep?.('recent');
+    if (strategy === 'recent' || strategy === 'retrieval') {
+      options.onStep?.(strategy);
       const measured = await measureImport(loaded, options, {
         strategy,
         settings: NO_COMPACTION,
         budgets: options.budgets,
         full: true,
-        path: join(options.directory, 'recent.sqlite'),
+        path: join(options.directory, `${strategy}.sqlite`),
       });
       run.scores.push(...measured.scores);
       run.costs.push(measured.cost);
@@ -122,7 +124,7 @@ export async function runConversation(loaded: LoadedConversation, options: RunCo
       run.costs.push(measured.cost);
     }
   }
-  if (options.strategies.some((strategy) => strategy !== 'recent')) {
+  if (options.strategies.some((strategy) => strategy === 'flat' || strategy === 'union-find' || strategy === 'hybrid')) {
     for (const budget of options.budgets) {
       const { contextWindow } = windowSettings(budget, largest);
       if (contextWindow > budget) {
@@ -159,10 +161,18 @@ async function measureImport(
   try {
     const started = nowMilliseconds();
     const result = await importConversation(ledger, loaded.conversation, {
-      ...(plan.strategy === 'recent' ? {} : { strategy: plan.strategy }),
+      ...(plan.strategy === 'flat' || plan.strategy === 'union-find'
+        ? { strategy: plan.strategy }
+        : plan.strategy === 'hybrid'
+          ? { strategy: 'union-find' }
+          : {}),
       settings: plan.settings,
     });
-    const scores = await scoreImport(ledger, result, loaded.conversation, { ...plan, modes: options.modes });
+    const scores = await scoreImport(ledger, result, loaded.conversation, {
+      ...plan,
+      modes: options.modes,
+      retrievalShare: options.retrievalShare,
+    });
     return {
       scores,
       cost: {
@@ -184,7 +194,7 @@ async function scoreImport(
   ledger: AgentsLedger,
   result: ImportResult,
   conversation: Conversation,
-  plan: ImportPlan & { modes: readonly Mode[] },
+  plan: ImportPlan & { modes: readonly Mode[]; retrievalShare: number },
 ): Promise<ScoredQuestion[]> {
   if (conversation.questions.length === 0) return [];
   const history: Array<{ id: string; timestamp: number }> = [];
@@ -198,8 +208,14 @@ async function scoreImport(
     const key = JSON.stringify([turnId, budget, query ?? null]);
     let context = contexts.get(key);
     if (!context) {
-      const text =
-        turnId === null ? '' : contextText(await ledger.buildContext(turnId, { budgetTokens: budget, full: plan.full, query }));
+      let text = '';
+      if (turnId !== null && plan.strategy === 'retrieval' && query !== undefined) {
+        // The RAG baseline: bm25 over raw turns only, within the same budget.
+        text = (await ledger.retrieve(turnId, { query, budgetTokens: budget })).text;
+      } else if (turnId !== null) {
+        const retrieval = plan.strategy === 'hybrid' ? { share: plan.retrievalShare } : undefined;
+        text = contextText(await ledger.buildContext(turnId, { budgetTokens: budget, full: plan.full, query, retrieval }));
+      }
       context = prepareContext(text);
       contexts.set(key, context);
     }

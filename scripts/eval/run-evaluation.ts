@@ -5,6 +5,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { DEFAULT_RETRIEVAL_SHARE } from '../../packages/agents-ledger/src/index.ts';
 import { aggregateRows, type CostRow, type ImportCost, type ResultRow, type ScoredQuestion, sumCosts } from './aggregate.ts';
 import type { Mode, StrategyName, SummarizerName } from './arguments.ts';
 import { collectDataFiles, type LoadedConversation, loadConversationFile } from './load-data.ts';
@@ -18,6 +19,8 @@ export interface EvaluationOptions {
   budgets: readonly number[];
   modes: readonly Mode[];
   summarizer: SummarizerName;
+  /** hybrid's share of B for retrieved turns; null or absent: the ledger's default. */
+  retrievalShare?: number | null;
   onProgress?: (progress: EvaluationProgress) => void;
 }
 
@@ -38,6 +41,8 @@ export interface EvaluationConfig {
   budgets: number[];
   modes: Mode[];
   summarizer: SummarizerName;
+  /** hybrid's share of B for retrieved turns. */
+  retrievalShare: number;
   settings: { contextWindow: string; reserveTokens: string; keepRecentTokens: string; recent: string };
   windowRaises: WindowRaise[];
   /** Files whose message ids repeat: the later copies were imported as `<id>#2`, … */
@@ -78,6 +83,7 @@ export async function runEvaluation(options: EvaluationOptions): Promise<Evaluat
           budgets: options.budgets,
           modes: options.modes,
           summarizer: options.summarizer,
+          retrievalShare: options.retrievalShare ?? DEFAULT_RETRIEVAL_SHARE,
           directory,
           onStep: (step) => options.onProgress?.({ ...progress, step }),
         });
@@ -126,6 +132,7 @@ function describeConfig(
     budgets: [...options.budgets],
     modes: [...options.modes],
     summarizer: options.summarizer,
+    retrievalShare: options.retrievalShare ?? DEFAULT_RETRIEVAL_SHARE,
     settings: {
       contextWindow: 'B, or the largest message when it is larger (see windowRaises); the context is built within B',
       reserveTokens: 'round(contextWindow / 10)',

@@ -32,6 +32,7 @@ export function contextText(context: BuiltContext): string {
             (context.omittedTopicIds.length > 0 ? `; left out to fit: ${context.omittedTopicIds.join(', ')}` : ''),
         ]
       : []),
+    ...(context.retrievedTurnIds.length > 0 ? [`── retrieved by the query: ${context.retrievedTurnIds.join(', ')}`] : []),
     '── system',
     context.system || '(empty)',
   ];

@@ -20,9 +20,11 @@ import { type CompactOptions, type ContextUsage, compact, contextUsage } from '.
 import type { CompactionStrategy } from './compaction/compaction-strategy.ts';
 import { createFlatStrategy } from './compaction/flat-strategy.ts';
 import { createUnionFindStrategy } from './compaction/union-find-strategy.ts';
+import { buildHybridContext } from './context/hybrid-context.ts';
 import { checkLedger, type Problem } from './doctor.ts';
 import { findCompactionThatSummarized, findLatestCompaction, getFullHistory, getSummarizedTurns } from './history.ts';
 import type { LedgerContext } from './ledger-context.ts';
+import { type Retrieval, type RetrieveOptions, retrieveTurns } from './retrieval/retrieve-turns.ts';
 import { canonicalCompaction } from './search/canon.ts';
 import { searchTurns, type TurnSearchOptions, type TurnSearchResult } from './search/search-turns.ts';
 import {
@@ -82,6 +84,11 @@ export interface AgentsLedger {
   search(query: string, options?: TurnSearchOptions): Promise<TurnSearchResult>;
   /** The topmost compaction standing in for a turn on a session's line, or null when none has summarized it. */
   canon(turnId: string, options?: { sessionId?: string }): Promise<CompactionTurn | null>;
+  /**
+   * The turns on the line up to `atTurnId` that best match a query (bm25), each reply with the turn
+   * it answers, within a token budget: plain retrieval over raw turns.
+   */
+  retrieve(atTurnId: string, options: RetrieveOptions): Promise<Retrieval>;
   /** The topics (union-find clusters) of the newest compaction on a session's line; [] without one. */
   topics(sessionId: string): Promise<Topic[]>;
   /** The topic standing for a turn (find), and the compaction covering it. */
@@ -125,7 +132,11 @@ export function createAgentsLedger(options: AgentsLedgerOptions): AgentsLedger {
     getTurn: guarded(
       async (turnId) => turnsWithEventLinks(ledger.database.db, [requireTurnRow(ledger.database.db, turnId)])[0] as Turn,
     ),
-    buildContext: guarded(async (turnId, contextOptions) => buildContext(ledger, turnId, contextOptions)),
+    buildContext: guarded(async (turnId, contextOptions) =>
+      contextOptions?.retrieval
+        ? buildHybridContext(ledger, turnId, contextOptions)
+        : buildContext(ledger, turnId, contextOptions),
+    ),
     getFullHistory: (turnId) => guardedIteration(getFullHistory(ledger, turnId)),
     getSummarizedTurns: guarded(async (compactionTurnId) => getSummarizedTurns(ledger, compactionTurnId)),
     findLatestCompaction: guarded(async (turnId) => findLatestCompaction(ledger, turnId)),
@@ -139,6 +150,7 @@ export function createAgentsLedger(options: AgentsLedgerOptions): AgentsLedger {
     compact: guarded((sessionId, compactOptions) => compact(ledger, sessionId, compactOptions)),
     search: guarded(async (query, searchOptions) => searchTurns(ledger, query, searchOptions)),
     doctor: guarded(async () => checkLedger(ledger)),
+    retrieve: guarded(async (atTurnId, retrieveOptions) => retrieveTurns(ledger, atTurnId, retrieveOptions)),
     topics: guarded(async (sessionId) => listTopics(ledger, sessionId)),
     findTopic: guarded(async (turnId, topicOptions) => findTopic(ledger, turnId, topicOptions?.sessionId)),
     expandTopic: guarded(async (clusterId, topicOptions) => expandTopic(ledger, clusterId, topicOptions?.sessionId)),

@@ -36,6 +36,19 @@ export interface BuildContextOptions {
   query?: string;
   /** Most of the budget topics may take when raw turns want the rest (0–1, default 0.5). */
   topicShare?: number;
+  /**
+   * Also retrieve raw turns matching `query` from the whole line (bm25), beside the summary or
+   * topics and the recent turns: the hybrid context (context/hybrid-context.ts). `true` takes the
+   * defaults.
+   */
+  retrieval?: boolean | RetrievalPolicy;
+}
+
+export interface RetrievalPolicy {
+  /** Share of the budget kept for retrieved turns before the rest is built (0–1, default 0.75). */
+  share?: number;
+  /** Tokens retrieved turns may take when no budget is given (default 2000). */
+  maxTokens?: number;
 }
 
 export interface BuiltContext {
@@ -53,6 +66,8 @@ export interface BuiltContext {
   topics: InjectedTopic[];
   /** Live topics left out to stay within the budget. */
   omittedTopicIds: string[];
+  /** Turns retrieved by the query into `system` (hybrid context), in conversation order. */
+  retrievedTurnIds: string[];
 }
 
 export function buildContext(ledger: LedgerContext, turnId: string, options: BuildContextOptions = {}): BuiltContext {
@@ -109,6 +124,7 @@ export function buildContext(ledger: LedgerContext, turnId: string, options: Bui
     citedEvents,
     topics: topics.injected,
     omittedTopicIds: topics.omittedTopicIds,
+    retrievedTurnIds: [],
   };
 }
 

@@ -19,6 +19,10 @@ export const context: Command = {
       description: 'the incoming message: with union-find, the topics nearest it are injected first',
       valueName: 'TEXT',
     },
+    retrieve: {
+      type: 'boolean',
+      description: 'with --query: also retrieve the raw turns that best match it from the whole line (hybrid context)',
+    },
   },
   details: 'JSON output is { system, messages, tokens, ... }: system and messages are ready for the Messages API.',
   async run({ positionals, options, io, openLedger }) {
@@ -28,6 +32,7 @@ export const context: Command = {
       sessionId: stringOption(options.session),
       full: options.full === true,
       query: stringOption(options.query),
+      retrieval: options.retrieve === true,
     });
     io.print(contextText(built));
     return built;
