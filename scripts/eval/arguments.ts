@@ -35,7 +35,7 @@ asked in, under a hard budget of B tokens, and scores what survived.
 Options:
   --data PATH...        nexus-eval/v1 files, or folders searched for *.json (required)
   --strategies LIST     comma-separated from recent, retrieval, flat, union-find, hybrid (default: all)
-  --retrieval-share X   hybrid: share of B kept for retrieved turns, 0–1 (default: the ledger's, 0.75)
+  --retrieval-share X   hybrid: most of B retrieved turns may take (chosen first), 0–1 (default: the ledger's, 1)
   --budgets LIST        context budgets B in tokens (default ${DEFAULT_BUDGETS.join(',')})
   --mode LIST           aware, agnostic or both (default aware,agnostic)
   --summarizer NAME     extractive (default, offline); anthropic comes with issue 6
@@ -54,9 +54,9 @@ Method:
   - retrieval: the plain RAG baseline: imported the same way, the context is the turns that best
     match the question by bm25 (each reply with the turn it answers) within B (ledger.retrieve).
     It needs the question: in agnostic mode it sends the newest turns, as recent does.
-  - hybrid: imported as union-find; with the question, buildContext({ query, retrieval }) puts
-    the topics nearest it and the recent turns in part of B and fills the rest with retrieved
-    turns; in agnostic mode it is union-find.
+  - hybrid: imported as union-find; with the question, buildContext({ query, retrieval }) first
+    retrieves the turns matching it (up to the retrieval share of B), then puts the topics
+    nearest it and the recent turns in what is left; in agnostic mode it is union-find.
   - Each question is asked at the session head or, with askedAt, at the last turn of the history
     (compactions included) whose timestamp is at or before askedAt; with no such turn, in an
     empty context. agnostic builds the context without the question, aware with it as the query

@@ -45,7 +45,10 @@ export interface BuildContextOptions {
 }
 
 export interface RetrievalPolicy {
-  /** Share of the budget kept for retrieved turns before the rest is built (0–1, default 0.75). */
+  /**
+   * Most of the budget retrieved turns may take; they are chosen first and what they leave goes to
+   * the summary and recent turns (0–1, default 1: retrieval stops at the matches it has).
+   */
   share?: number;
   /** Tokens retrieved turns may take when no budget is given (default 2000). */
   maxTokens?: number;

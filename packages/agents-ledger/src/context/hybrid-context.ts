@@ -1,15 +1,16 @@
-// The hybrid context: one budget, several sources. The summary (or the topics nearest the incoming
-// message) and the recent raw turns come from buildContext in part of the budget; raw turns that
-// match the message best, from anywhere on the line, fill the rest (retrieval). Summaries alone lose
-// footnote facts; retrieval alone loses the thread; together they keep both. The split is a policy
-// (RetrievalPolicy), chosen from the evaluation (docs/context.md#hybrid).
+// The hybrid context: one budget, several sources. Raw turns that match the incoming message best,
+// from anywhere on the line (retrieval, bm25), take what they need of their share first; the summary
+// (or the topics nearest the message) and the recent raw turns take the rest. Summaries alone lose
+// footnote facts; retrieval alone loses the thread; together they keep both. The share is a policy
+// (RetrievalPolicy), chosen from the evaluation (docs/context.md#retrieval-and-the-hybrid-context).
 
 import { countMessagesTokens, InvalidInputError } from '@nexus/core';
 import { type BuildContextOptions, type BuiltContext, buildContext, type RetrievalPolicy } from '../build-context.ts';
 import type { LedgerContext } from '../ledger-context.ts';
 import { retrieveTurns } from '../retrieval/retrieve-turns.ts';
 
-export const DEFAULT_RETRIEVAL_SHARE = 0.75;
+/** Measured best on devops and LongMemEval (docs/benchmarks.md): 0.75 and 0.9 kept less evidence. */
+export const DEFAULT_RETRIEVAL_SHARE = 1;
 export const DEFAULT_RETRIEVAL_MAX_TOKENS = 2000;
 
 export function buildHybridContext(ledger: LedgerContext, turnId: string, options: BuildContextOptions): BuiltContext {
@@ -22,26 +23,37 @@ export function buildHybridContext(ledger: LedgerContext, turnId: string, option
   // Nothing to retrieve by: the whole budget goes to the usual context.
   if (query === '') return buildContext(ledger, turnId, { ...options, retrieval: false });
   const budget = options.budgetTokens;
+  const { tokenCounter } = ledger;
+  // Retrieval first, within its share: what it does not use goes to the usual context.
+  const retrieval = retrieveTurns(ledger, turnId, {
+    query,
+    budgetTokens: budget === undefined ? (policy.maxTokens ?? DEFAULT_RETRIEVAL_MAX_TOKENS) : Math.floor(budget * share),
+    sessionId: options.sessionId,
+  });
+  if (retrieval.pieces.length === 0) return buildContext(ledger, turnId, { ...options, retrieval: false });
+  // Two tokens for the blank line joining the parts, whose count is not exactly the sum.
   const base = buildContext(ledger, turnId, {
     ...options,
     retrieval: false,
-    budgetTokens: budget === undefined ? undefined : budget - Math.floor(budget * share),
+    budgetTokens: budget === undefined ? undefined : Math.max(0, budget - retrieval.tokens - 2),
   });
-  const { tokenCounter } = ledger;
-  const separator = base.system ? 1 : 0;
-  const room =
-    budget === undefined ? (policy.maxTokens ?? DEFAULT_RETRIEVAL_MAX_TOKENS) : Math.max(0, budget - base.tokens - separator);
-  const retrieval = retrieveTurns(ledger, turnId, {
-    query,
-    budgetTokens: room,
-    sessionId: options.sessionId,
-    excludeTurnIds: new Set(base.includedTurnIds),
-  });
-  if (retrieval.pieces.length === 0) return base;
   const system = [base.system, retrieval.text].filter(Boolean).join('\n\n');
   const tokens = tokenCounter.countText(system) + countMessagesTokens(tokenCounter, base.messages);
-  // Counts of joined text are not exactly the sum of the parts: never go over the budget for it.
-  if (budget !== undefined && tokens > budget) return base;
+  if (budget !== undefined && tokens > budget) {
+    // The usual context had almost no room: the retrieved turns alone, as plain retrieval sends them.
+    const alone = buildContext(ledger, turnId, { ...options, retrieval: false, budgetTokens: 0 });
+    const aloneSystem = [alone.system, retrieval.text].filter(Boolean).join('\n\n');
+    const aloneTokens = tokenCounter.countText(aloneSystem);
+    if (aloneTokens > budget) return base;
+    return {
+      ...alone,
+      system: aloneSystem,
+      messages: [],
+      tokens: aloneTokens,
+      includedTurnIds: [],
+      retrievedTurnIds: retrieval.pieces.flatMap((piece) => piece.turnIds),
+    };
+  }
   const retrievedTurnIds = retrieval.pieces.flatMap((piece) => piece.turnIds);
   return { ...base, system, tokens, retrievedTurnIds };
 }
