@@ -39,21 +39,24 @@ export function buildHybridContext(ledger: LedgerContext, turnId: string, option
   });
   const system = [base.system, retrieval.text].filter(Boolean).join('\n\n');
   const tokens = tokenCounter.countText(system) + countMessagesTokens(tokenCounter, base.messages);
+  const retrievedTurnIds = retrieval.pieces.flatMap((piece) => piece.turnIds);
   if (budget !== undefined && tokens > budget) {
     // The usual context had almost no room: the retrieved turns alone, as plain retrieval sends them.
-    const alone = buildContext(ledger, turnId, { ...options, retrieval: false, budgetTokens: 0 });
-    const aloneSystem = [alone.system, retrieval.text].filter(Boolean).join('\n\n');
-    const aloneTokens = tokenCounter.countText(aloneSystem);
+    const aloneTokens = tokenCounter.countText(retrieval.text);
     if (aloneTokens > budget) return base;
     return {
-      ...alone,
-      system: aloneSystem,
+      ...base,
+      system: retrieval.text,
       messages: [],
       tokens: aloneTokens,
       includedTurnIds: [],
-      retrievedTurnIds: retrieval.pieces.flatMap((piece) => piece.turnIds),
+      droppedTurnIds: [...base.droppedTurnIds, ...base.includedTurnIds],
+      citedEvents: {},
+      summaryTruncated: base.compactionTurnId !== null,
+      topics: [],
+      omittedTopicIds: [...base.omittedTopicIds, ...base.topics.map((topic) => topic.id)],
+      retrievedTurnIds,
     };
   }
-  const retrievedTurnIds = retrieval.pieces.flatMap((piece) => piece.turnIds);
   return { ...base, system, tokens, retrievedTurnIds };
 }

@@ -115,13 +115,6 @@ export function readTopicRows(db: LedgerDrizzle, compactionId: string) {
     .all();
 }
 
-export function hasForest(db: LedgerDrizzle, compactionId: string): boolean {
-  return (
-    db.select({ id: forestStates.compactionId }).from(forestStates).where(eq(forestStates.compactionId, compactionId)).get() !==
-    undefined
-  );
-}
-
 /** Writes a compaction's forest rows; call inside the transaction that writes the compaction turn. */
 export function writeForest(db: LedgerDrizzle, write: ForestWrite): void {
   const changes = write.forest.takeChanges();
@@ -200,7 +193,7 @@ function readTurnFacts(db: LedgerDrizzle, ids: readonly string[]): Map<string, {
 }
 
 /** What a node contributes to a summary: a turn's text, or a folded-in compaction's summary. */
-export function readTexts(db: LedgerDrizzle, ids: readonly string[]): Map<string, string> {
+function readTexts(db: LedgerDrizzle, ids: readonly string[]): Map<string, string> {
   const texts = new Map<string, string>();
   for (const [id, row] of readTurnRowsById(db, ids)) {
     texts.set(id, row.summary ?? contentText((row.content as Parameters<typeof contentText>[0]) ?? []));
