@@ -27,11 +27,26 @@ export interface SummarySource {
   text: string;
 }
 
+/** One call a summarizer made (a model request, or a fallback's run), recorded on the compaction turn. */
+export interface SummarizerCall {
+  summarizer: string;
+  model?: string;
+  inputTokens: number;
+  outputTokens: number;
+  /** Why this call's output was not used (`refusal`, `empty`, `did-not-shrink`, `api-error: …`). */
+  rejected?: string;
+}
+
 export interface SummarizeResult {
   text: string;
+  /** Everything this summary cost, including calls whose output was rejected. */
   usage: SummarizerUsage;
   /** Present when the summarizer can say where each kept sentence came from. */
   sources?: SummarySource[];
+  /** Who wrote `text` when it is not the summarizer asked (a fallback), e.g. `extractive`. */
+  writtenBy?: string;
+  /** The calls behind this summary, when the summarizer keeps a record (model-backed ones do). */
+  calls?: SummarizerCall[];
 }
 
 /**

@@ -1,0 +1,282 @@
+// A real HTTP server on 127.0.0.1 that answers the two Messages API routes the project uses
+// (`POST /v1/messages`, `POST /v1/messages/count_tokens`) the way the Anthropic API does, so the
+// real SDK can be exercised end to end with no network and no key. Replies come from a queue of
+// one-shot replies (faults, scripted answers) and then from a responder function; a prompt larger
+// than the configured context window gets the API's own "prompt is too long" error.
+
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface ApiTextBlock {
+  type: 'text';
+  text: string;
+}
+export interface ApiToolUseBlock {
+  type: 'tool_use';
+  id: string;
+  name: string;
+  input: unknown;
+}
+export interface ApiToolResultBlock {
+  type: 'tool_result';
+  tool_use_id: string;
+  content?: string | ApiTextBlock[];
+  is_error?: boolean;
+}
+export type ApiContentBlock = ApiTextBlock | ApiToolUseBlock | ApiToolResultBlock;
+
+export interface ApiMessage {
+  role: 'user' | 'assistant';
+  content: string | ApiContentBlock[];
+}
+
+/** The request body as the SDK sent it (only the fields the server reads are typed). */
+export interface MessagesRequestBody {
+  model: string;
+  max_tokens?: number;
+  system?: string | ApiTextBlock[];
+  messages: ApiMessage[];
+  tools?: Array<{ name: string; description?: string; input_schema?: unknown }>;
+  [field: string]: unknown;
+}
+
+export type Route = 'messages' | 'count_tokens';
+
+export interface RecordedRequest {
+  route: Route;
+  body: MessagesRequestBody;
+  headers: IncomingMessage['headers'];
+  /** Estimated input tokens, as the server counts them (characters / 4). */
+  inputTokens: number;
+  receivedAt: number;
+}
+
+/** What the server does with one request. `delayMs` waits before answering (a slow model). */
+export type LoopbackReply = { delayMs?: number } & (
+  | { kind: 'text'; text: string; stopReason?: 'end_turn' | 'max_tokens' | 'stop_sequence' | 'refusal' }
+  | { kind: 'content'; content: ApiContentBlock[]; stopReason?: 'end_turn' | 'tool_use' | 'max_tokens' }
+  | { kind: 'error'; status: number; errorType: string; message: string; headers?: Record<string, string> }
+  /** Accept the request and never answer: the client's timeout has to end it. */
+  | { kind: 'hang' }
+  /** Any body at all, e.g. malformed JSON with a 200. */
+  | { kind: 'raw'; status: number; body: string; contentType?: string }
+);
+
+export type Responder = (request: RecordedRequest) => LoopbackReply | Promise<LoopbackReply>;
+
+export interface LoopbackOptions {
+  /** Answers every request the queue does not; `echoResponder` by default. */
+  respond?: Responder;
+  /** Prompts over this many (estimated) tokens get a 400 "prompt is too long", as the API does. */
+  contextWindow?: number;
+}
+
+export interface LoopbackApi {
+  /** Base URL for the SDK's `baseURL` / `ANTHROPIC_BASE_URL`, e.g. `http://127.0.0.1:41234`. */
+  readonly url: string;
+  /** Every request received, in order. */
+  readonly requests: RecordedRequest[];
+  /** One-shot replies, used in order before the responder; `route` defaults to `messages`. */
+  enqueue(...replies: Array<LoopbackReply & { route?: Route }>): void;
+  setResponder(respond: Responder): void;
+  setContextWindow(tokens: number | undefined): void;
+  /** Requests on `/v1/messages` whose answer has not been sent yet (slow or hung). */
+  readonly pending: number;
+  close(): Promise<void>;
+}
+
+/** The server's token estimate: about four characters per token, like the API's rough rule. */
+export function estimateApiTokens(text: string): number {
+  return Math.ceil(text.length / 4);
+}
+
+export function requestText(body: Pick<MessagesRequestBody, 'system' | 'messages' | 'tools'>): string {
+  const parts: string[] = [];
+  if (typeof body.system === 'string') parts.push(body.system);
+  else for (const block of body.system ?? []) parts.push(block.text);
+  for (const message of body.messages ?? []) parts.push(messageText(message));
+  for (const tool of body.tools ?? []) parts.push(JSON.stringify(tool));
+  return parts.join('\n');
+}
+
+export function messageText(message: ApiMessage): string {
+  if (typeof message.content === 'string') return message.content;
+  return message.content
+    .map((block) => {
+      if (block.type === 'text') return block.text;
+      if (block.type === 'tool_use') return JSON.stringify(block.input);
+      if (typeof block.content === 'string') return block.content;
+      return (block.content ?? []).map((inner) => inner.text).join('\n');
+    })
+    .join('\n');
+}
+
+/** The last user message's text: what a responder usually answers. */
+export function lastUserText(body: MessagesRequestBody): string {
+  const last = [...body.messages].reverse().find((message) => message.role === 'user');
+  return last ? messageText(last) : '';
+}
+
+/** Default responder: a short, labelled echo of the last user message. */
+export const echoResponder: Responder = (request) => ({
+  kind: 'text',
+  text: `(loopback) You said: ${lastUserText(request.body).slice(0, 200)}`,
+});
+
+export async function startLoopbackApi(options: LoopbackOptions = {}): Promise<LoopbackApi> {
+  let respond = options.respond ?? echoResponder;
+  let contextWindow = options.contextWindow;
+  const queue: Array<LoopbackReply & { route?: Route }> = [];
+  const requests: RecordedRequest[] = [];
+  let pending = 0;
+  let counter = 0;
+
+  const server: Server = createServer((incoming, outgoing) => {
+    void handle(incoming, outgoing).catch((error: unknown) => {
+      if (!outgoing.headersSent) sendJson(outgoing, 500, apiError('api_error', `loopback server failed: ${String(error)}`));
+    });
+  });
+
+  async function handle(incoming: IncomingMessage, outgoing: ServerResponse): Promise<void> {
+    const route = routeOf(incoming);
+    if (!route) {
+      sendJson(outgoing, 404, apiError('not_found_error', `No route ${incoming.method} ${incoming.url} on the loopback server.`));
+      return;
+    }
+    const raw = await readBody(incoming);
+    let body: MessagesRequestBody;
+    try {
+      body = JSON.parse(raw) as MessagesRequestBody;
+    } catch {
+      sendJson(outgoing, 400, apiError('invalid_request_error', 'The request body is not valid JSON.'));
+      return;
+    }
+    if (!Array.isArray(body.messages)) {
+      sendJson(outgoing, 400, apiError('invalid_request_error', 'messages: Field required'));
+      return;
+    }
+    const inputTokens = estimateApiTokens(requestText(body));
+    const request: RecordedRequest = { route, body, headers: incoming.headers, inputTokens, receivedAt: Date.now() };
+    requests.push(request);
+
+    const queued = queue.findIndex((reply) => (reply.route ?? 'messages') === route);
+    const scripted = queued >= 0 ? queue.splice(queued, 1)[0] : undefined;
+    if (!scripted && contextWindow !== undefined && inputTokens > contextWindow) {
+      sendJson(
+        outgoing,
+        400,
+        apiError('invalid_request_error', `prompt is too long: ${inputTokens} tokens > ${contextWindow} maximum`),
+      );
+      return;
+    }
+    if (!scripted && route === 'count_tokens') {
+      sendJson(outgoing, 200, { input_tokens: inputTokens });
+      return;
+    }
+
+    pending += route === 'messages' ? 1 : 0;
+    try {
+      const reply = scripted ?? (await respond(request));
+      if (reply.delayMs) await waitOrClose(reply.delayMs, incoming);
+      // The request stream itself is destroyed once read; a client that gave up closes the socket.
+      if (outgoing.destroyed || incoming.socket.destroyed) return;
+      sendReply(outgoing, reply, request, () => `msg_loopback_${++counter}`);
+    } finally {
+      pending -= route === 'messages' ? 1 : 0;
+    }
+  }
+
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests,
+    enqueue: (...replies) => queue.push(...replies),
+    setResponder: (next) => {
+      respond = next;
+    },
+    setContextWindow: (tokens) => {
+      contextWindow = tokens;
+    },
+    get pending() {
+      return pending;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+function routeOf(incoming: IncomingMessage): Route | null {
+  if (incoming.method !== 'POST') return null;
+  const path = (incoming.url ?? '').split('?')[0];
+  if (path === '/v1/messages') return 'messages';
+  if (path === '/v1/messages/count_tokens') return 'count_tokens';
+  return null;
+}
+
+function sendReply(outgoing: ServerResponse, reply: LoopbackReply, request: RecordedRequest, nextId: () => string): void {
+  switch (reply.kind) {
+    case 'hang':
+      return; // the socket stays open until the client gives up or the server closes
+    case 'raw':
+      outgoing.writeHead(reply.status, { 'content-type': reply.contentType ?? 'application/json' });
+      outgoing.end(reply.body);
+      return;
+    case 'error':
+      sendJson(outgoing, reply.status, apiError(reply.errorType, reply.message), reply.headers);
+      return;
+    case 'text':
+    case 'content': {
+      if (request.route === 'count_tokens') {
+        sendJson(outgoing, 200, { input_tokens: request.inputTokens });
+        return;
+      }
+      const content: ApiContentBlock[] = reply.kind === 'text' ? [{ type: 'text', text: reply.text }] : reply.content;
+      const outputText = content.map((block) => (block.type === 'text' ? block.text : JSON.stringify(block))).join('\n');
+      sendJson(outgoing, 200, {
+        id: nextId(),
+        type: 'message',
+        role: 'assistant',
+        model: request.body.model,
+        content,
+        stop_reason: reply.stopReason ?? (content.some((block) => block.type === 'tool_use') ? 'tool_use' : 'end_turn'),
+        stop_sequence: null,
+        usage: { input_tokens: request.inputTokens, output_tokens: estimateApiTokens(outputText) },
+      });
+      return;
+    }
+  }
+}
+
+function apiError(type: string, message: string) {
+  return { type: 'error', error: { type, message } };
+}
+
+function sendJson(outgoing: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  outgoing.writeHead(status, { 'content-type': 'application/json', 'request-id': `req_loopback_${Date.now()}`, ...headers });
+  outgoing.end(JSON.stringify(body));
+}
+
+function readBody(incoming: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
+    incoming.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    incoming.on('error', reject);
+  });
+}
+
+/** Waits, but stops early when the client hangs up (a timed-out SDK request). */
+function waitOrClose(ms: number, incoming: IncomingMessage): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    incoming.socket.once('close', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+}
