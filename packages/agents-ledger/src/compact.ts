@@ -175,6 +175,7 @@ function compactionMetadata(
     sourceTokens: sources.tokens,
     compactionPercent: compactionPercentOf(ledger.tokenCounter.countText(plan.summary), sources.tokens),
   };
+  if (plan.calls) metadata.calls = plan.calls;
   if (plan.forest) {
     const live = plan.forest.topics.filter((topic) => !topic.cluster.dropped);
     metadata.topics = live.map(({ cluster }) => ({

@@ -12,7 +12,7 @@ import type {
   Turn,
 } from '@nexus/core';
 import type { TopicForest } from '@nexus/forest';
-import type { Summarizer } from '@nexus/summarizers';
+import type { Summarizer, SummarizerCall } from '@nexus/summarizers';
 import type { TopicRecord } from '../topics/forest-store.ts';
 
 export interface CompactionInput {
@@ -57,10 +57,13 @@ export interface CompactionPlan {
   summarizedThroughTurnId: string;
   /** The first turn of `window` kept raw, or null when none is kept. */
   firstKeptTurnId: string | null;
+  /** Who wrote the summary: the summarizer's name, or what its result says wrote it (a fallback). */
   summarizer: string;
   usage: SummarizerUsage;
   /** Summarizer calls made, recorded on the compaction turn (1 when omitted). */
   summarizerCalls?: number;
+  /** Each model call and fallback behind the summary, when the summarizer reports them (cost per call). */
+  calls?: SummarizerCall[];
   /**
    * The direct sources the summary stands for (the note-store spec's compacts=N) and their tokens;
    * when omitted, the previous compaction and the window's turns up to the cut.

@@ -26,9 +26,10 @@ export function createFlatStrategy(): CompactionStrategy {
         summary: result.text,
         summarizedThroughTurnId: last.id,
         firstKeptTurnId: toKeep[0]?.id ?? null,
-        summarizer: input.summarizer.name,
+        summarizer: result.writtenBy ?? input.summarizer.name,
         usage: result.usage,
         summarizerCalls: 1,
+        ...(result.calls ? { calls: result.calls } : {}),
         sources: {
           count: toSummarize.length + (input.previous ? 1 : 0),
           tokens: previousTokens + toSummarize.reduce((total, turn) => total + turn.tokenCount, 0),

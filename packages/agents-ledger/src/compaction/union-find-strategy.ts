@@ -5,6 +5,7 @@
 
 import { contentText, isCompaction, LedgerError, SummarizerError, type Turn } from '@nexus/core';
 import type { ClusterSummaryRequest, TopicForest } from '@nexus/forest';
+import type { SummarizerCall } from '@nexus/summarizers';
 import type { TopicRecord } from '../topics/forest-store.ts';
 import { renderTopicBlock } from '../topics/render-topics.ts';
 import { selectTopics } from '../topics/topic-context.ts';
@@ -31,6 +32,8 @@ export function createUnionFindStrategy(): CompactionStrategy {
 
       const usage = { inputTokens: 0, outputTokens: 0 };
       let summarizerCalls = 0;
+      const calls: SummarizerCall[] = [];
+      const writers = new Set<string>();
       const topicCaps = summaryShares(forest, input.summaryTokens);
       const resolved = await forest.resolveDirty(async (request) => {
         summarizerCalls += 1;
@@ -38,6 +41,8 @@ export function createUnionFindStrategy(): CompactionStrategy {
         const result = await input.summarizer.summarize(summaryRequest(input, request, known, cap));
         usage.inputTokens += result.usage.inputTokens;
         usage.outputTokens += result.usage.outputTokens;
+        calls.push(...(result.calls ?? []));
+        writers.add(result.writtenBy ?? input.summarizer.name);
         return result.text;
       });
       const firstFailure = resolved.failed[0];
@@ -67,9 +72,10 @@ export function createUnionFindStrategy(): CompactionStrategy {
           .join('\n\n'),
         summarizedThroughTurnId: last.id,
         firstKeptTurnId: toKeep[0]?.id ?? null,
-        summarizer: input.summarizer.name,
+        summarizer: writers.size > 0 ? [...writers].join('+') : input.summarizer.name,
         usage,
         summarizerCalls,
+        ...(calls.length > 0 ? { calls } : {}),
         sources: {
           count: live.reduce((total, topic) => total + topic.cluster.members, 0),
           tokens: live.reduce((total, topic) => total + topic.cluster.memberTokens, 0),
