@@ -42,6 +42,12 @@ export interface BuildContextOptions {
    * defaults.
    */
   retrieval?: boolean | RetrievalPolicy;
+  /**
+   * Room the newest raw turns keep before the summary or topics are fitted (default 0: the summary
+   * is fitted first). The hybrid context reserves the newest exchange this way, so the message
+   * being answered is never crowded out.
+   */
+  reserveRecentTokens?: number;
 }
 
 export interface RetrievalPolicy {
@@ -77,6 +83,13 @@ export function buildContext(ledger: LedgerContext, turnId: string, options: Bui
   const budget = options.budgetTokens;
   if (budget !== undefined && (typeof budget !== 'number' || Number.isNaN(budget) || budget < 0)) {
     throw new InvalidInputError(`budgetTokens must be a number of tokens, 0 or more; got ${String(budget)}.`, 'budgetTokens');
+  }
+  const reserve = options.reserveRecentTokens;
+  if (reserve !== undefined && (typeof reserve !== 'number' || !(reserve >= 0))) {
+    throw new InvalidInputError(
+      `reserveRecentTokens must be a number of tokens, 0 or more; got ${String(reserve)}.`,
+      'reserveRecentTokens',
+    );
   }
   const share = options.topicShare;
   if (share !== undefined && (typeof share !== 'number' || !(share >= 0 && share <= 1))) {
@@ -118,6 +131,7 @@ export function buildContext(ledger: LedgerContext, turnId: string, options: Bui
     summaryBlock,
     turns: candidates,
     budgetTokens: options.budgetTokens,
+    reserveRecentTokens: options.reserveRecentTokens,
     tokenCounter: ledger.tokenCounter,
   });
   const citedEvents = Object.fromEntries(eventIdsByTurn(db, assembled.includedTurnIds));
@@ -144,7 +158,8 @@ function topicRoom(
   const share = options.topicShare ?? DEFAULT_TOPIC_SHARE;
   const available = budget - (options.systemPrompt ? ledger.tokenCounter.countText(options.systemPrompt) + 1 : 0);
   const rawTokens = candidates.reduce((total, turn) => total + turn.tokenCount, 0);
-  return Math.max(0, available - Math.min(rawTokens, Math.floor(available * (1 - share))));
+  const rawClaim = Math.max(Math.min(rawTokens, Math.floor(available * (1 - share))), options.reserveRecentTokens ?? 0);
+  return Math.max(0, available - rawClaim);
 }
 
 /**

@@ -20,6 +20,8 @@ export interface AssembleContextInput {
   /** Candidate raw turns, oldest first. */
   turns: readonly NormalTurn[];
   budgetTokens?: number;
+  /** Room kept for the newest turns when the system prompt and summary are fitted (default 0). */
+  reserveRecentTokens?: number;
   tokenCounter: TokenCounter;
 }
 
@@ -42,7 +44,13 @@ const TRUNCATION_MARKER = '[…earlier summary lines omitted to fit the budget]'
 export function assembleContext(input: AssembleContextInput): AssembledContext {
   const { tokenCounter } = input;
   const budget = input.budgetTokens ?? Number.POSITIVE_INFINITY;
-  const { system, truncated: summaryTruncated } = fitSystem(input.systemPrompt, input.summaryBlock, budget, tokenCounter);
+  const reserve = Math.min(budget, Math.max(0, input.reserveRecentTokens ?? 0));
+  const { system, truncated: summaryTruncated } = fitSystem(
+    input.systemPrompt,
+    input.summaryBlock,
+    budget - reserve,
+    tokenCounter,
+  );
 
   const units = groupIntoUnits(input.turns);
   // Keep the newest units that fit; an estimate first, then the exact count of the final shape.

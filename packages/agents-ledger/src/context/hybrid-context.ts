@@ -8,6 +8,8 @@ import { countMessagesTokens, InvalidInputError } from '@nexus/core';
 import { type BuildContextOptions, type BuiltContext, buildContext, type RetrievalPolicy } from '../build-context.ts';
 import type { LedgerContext } from '../ledger-context.ts';
 import { retrieveTurns } from '../retrieval/retrieve-turns.ts';
+import { turnFromRow } from '../store/row-mapping.ts';
+import { readTurnRowsById } from '../store/turns-by-id.ts';
 
 /** Measured best on devops and LongMemEval (docs/benchmarks.md): 0.75 and 0.9 kept less evidence. */
 export const DEFAULT_RETRIEVAL_SHARE = 1;
@@ -20,43 +22,79 @@ export function buildHybridContext(ledger: LedgerContext, turnId: string, option
     throw new InvalidInputError(`retrieval.share must be a number from 0 to 1; got ${String(share)}.`, 'retrieval.share');
   }
   const query = options.query?.trim() ?? '';
+  const plain = buildContext(ledger, turnId, { ...options, retrieval: false });
   // Nothing to retrieve by: the whole budget goes to the usual context.
-  if (query === '') return buildContext(ledger, turnId, { ...options, retrieval: false });
+  if (query === '') return plain;
   const budget = options.budgetTokens;
   const { tokenCounter } = ledger;
-  // Retrieval first, within its share: what it does not use goes to the usual context.
-  const retrieval = retrieveTurns(ledger, turnId, {
+  // The newest exchange (the message being answered, and any tool calls and results since) is kept
+  // before anything is retrieved: a context without it cannot be answered.
+  const newest = newestExchange(ledger, plain.includedTurnIds);
+  const reserved = newest.tokens + JOIN_SLACK_TOKENS;
+  const retrievalBudget =
+    budget === undefined
+      ? (policy.maxTokens ?? DEFAULT_RETRIEVAL_MAX_TOKENS)
+      : Math.max(0, Math.min(Math.floor(budget * share), budget - reserved));
+  let retrieval = retrieveTurns(ledger, turnId, {
     query,
-    budgetTokens: budget === undefined ? (policy.maxTokens ?? DEFAULT_RETRIEVAL_MAX_TOKENS) : Math.floor(budget * share),
+    budgetTokens: retrievalBudget,
     sessionId: options.sessionId,
+    excludeTurnIds: new Set(newest.turnIds),
   });
-  if (retrieval.pieces.length === 0) return buildContext(ledger, turnId, { ...options, retrieval: false });
-  // Two tokens for the blank line joining the parts, whose count is not exactly the sum.
-  const base = buildContext(ledger, turnId, {
+  const baseOptions: BuildContextOptions = {
     ...options,
     retrieval: false,
+    reserveRecentTokens: Math.max(options.reserveRecentTokens ?? 0, reserved),
+  };
+  if (retrieval.pieces.length === 0) return buildContext(ledger, turnId, baseOptions);
+  // Two tokens for the blank line joining the parts, whose count is not exactly the sum.
+  const base = buildContext(ledger, turnId, {
+    ...baseOptions,
     budgetTokens: budget === undefined ? undefined : Math.max(0, budget - retrieval.tokens - 2),
   });
+  // A retrieved turn the recent turns already show is said twice: retrieve again without those,
+  // within the room the first retrieval took (so the base still fits).
+  const shown = new Set(base.includedTurnIds);
+  if (retrieval.pieces.some((piece) => piece.turnIds.some((id) => shown.has(id)))) {
+    retrieval = retrieveTurns(ledger, turnId, {
+      query,
+      budgetTokens: retrieval.tokens,
+      sessionId: options.sessionId,
+      excludeTurnIds: new Set([...newest.turnIds, ...shown]),
+    });
+    if (retrieval.pieces.length === 0) return base;
+  }
   const system = [base.system, retrieval.text].filter(Boolean).join('\n\n');
   const tokens = tokenCounter.countText(system) + countMessagesTokens(tokenCounter, base.messages);
   const retrievedTurnIds = retrieval.pieces.flatMap((piece) => piece.turnIds);
   if (budget !== undefined && tokens > budget) {
-    // The usual context had almost no room: the retrieved turns alone, as plain retrieval sends them.
-    const aloneTokens = tokenCounter.countText(retrieval.text);
-    if (aloneTokens > budget) return base;
-    return {
-      ...base,
-      system: retrieval.text,
-      messages: [],
-      tokens: aloneTokens,
-      includedTurnIds: [],
-      droppedTurnIds: [...base.droppedTurnIds, ...base.includedTurnIds],
-      citedEvents: {},
-      summaryTruncated: base.compactionTurnId !== null,
-      topics: [],
-      omittedTopicIds: [...base.omittedTopicIds, ...base.topics.map((topic) => topic.id)],
-      retrievedTurnIds,
-    };
+    // The join counted a little more than its parts: the usual context alone is within budget.
+    return base;
   }
   return { ...base, system, tokens, retrievedTurnIds };
 }
+
+/** Room for the blank line that joins parts and the continuation marker a context may open with. */
+const JOIN_SLACK_TOKENS = 8;
+
+/**
+ * The newest included turns back to the last user turn that says something (not only tool
+ * results), with their tokens: what the model is being asked to answer.
+ */
+function newestExchange(ledger: LedgerContext, includedTurnIds: readonly string[]): { turnIds: string[]; tokens: number } {
+  const rows = readTurnRowsById(ledger.database.db, includedTurnIds.slice(-NEWEST_EXCHANGE_MAX_TURNS));
+  const turnIds: string[] = [];
+  let tokens = 0;
+  for (const id of [...includedTurnIds].reverse().slice(0, NEWEST_EXCHANGE_MAX_TURNS)) {
+    const row = rows.get(id);
+    if (!row) break;
+    const turn = turnFromRow(row);
+    turnIds.push(id);
+    tokens += turn.tokenCount;
+    if (turn.turnType === 'normal' && turn.role === 'user' && turn.content.some((block) => block.type === 'text')) break;
+  }
+  return { turnIds, tokens };
+}
+
+/** A tool loop longer than this is not one exchange; the rest competes like any older turn. */
+const NEWEST_EXCHANGE_MAX_TURNS = 24;
