@@ -45,7 +45,7 @@ describe('package layering', () => {
       const declared = Object.keys(manifest.dependencies ?? {}).filter((dependency) => dependency.startsWith('@nexus/'));
       const declaredForTests = [...declared, ...Object.keys(manifest.devDependencies ?? {})];
       for (const file of sourceFiles(folder)) {
-        const allowedHere = isTestFile(file) ? [...allowed, ...TEST_ONLY] : allowed;
+        const allowedHere = isTestFile(file) ? [...(allowed ?? []), ...TEST_ONLY] : allowed;
         const declaredHere = isTestFile(file) ? declaredForTests : declared;
         const text = readFileSync(file, 'utf8');
         for (const match of text.matchAll(/from '(@nexus\/[^']+)'/g)) {

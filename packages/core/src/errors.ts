@@ -161,3 +161,30 @@ export class ForestIntegrityError extends LedgerError {
     super('FOREST_INTEGRITY', message);
   }
 }
+
+/**
+ * The model API refused a prompt as longer than its context window. `promptTokens` / `limitTokens`
+ * are the API's own figures when its message gives them. The runtime compacts once and retries; this
+ * error reaches the caller only when that did not help, and then the ledger holds every turn so far.
+ */
+export class ContextOverflowError extends LedgerError {
+  constructor(
+    message: string,
+    readonly promptTokens: number | null = null,
+    readonly limitTokens: number | null = null,
+    options?: { cause?: unknown },
+  ) {
+    super('CONTEXT_OVERFLOW', message, options);
+  }
+}
+
+/** The chat model could not answer (after the SDK's retries): rate limits, outages, timeouts, bad replies. */
+export class ModelError extends LedgerError {
+  constructor(
+    message: string,
+    readonly model: string,
+    options?: { cause?: unknown },
+  ) {
+    super('MODEL_FAILED', message, options);
+  }
+}

@@ -3,6 +3,7 @@ export { contentText, toContentBlocks, toolResultIds, toolUseIds } from './conte
 export {
   ClusterNotFoundError,
   CompactionWouldNotShrinkError,
+  ContextOverflowError,
   EmptySessionError,
   EventNotFoundError,
   ForestIntegrityError,
@@ -10,6 +11,7 @@ export {
   InvalidInputError,
   LedgerError,
   MessageTooLargeError,
+  ModelError,
   NothingToCompactError,
   PayloadTooLargeError,
   SearchSyntaxError,

@@ -1,0 +1,77 @@
+// The chat model on the real Anthropic SDK. It sends the ledger's context as it is (the ledger stores
+// Messages API blocks verbatim) and turns the API's "prompt is too long" answer into
+// ContextOverflowError, every other failure that outlasts the SDK's retries into ModelError.
+
+import Anthropic from '@anthropic-ai/sdk';
+import { type ContentBlock, ContextOverflowError, ModelError } from '@nexus/core';
+import { type AnthropicClientOptions, createAnthropicClient, describeApiFailure } from '@nexus/summarizers';
+import type { ChatModel, ModelReply, ModelRequest } from './chat-model.ts';
+
+export const DEFAULT_CHAT_MODEL = 'claude-sonnet-4-6';
+
+export interface AnthropicChatModelOptions extends AnthropicClientOptions {
+  /** `NEXUS_CHAT_MODEL`, else claude-sonnet-4-6. */
+  model?: string;
+  /** Longest reply, in tokens (default 1024). */
+  maxTokens?: number;
+}
+
+// The API's wording: "prompt is too long: 210000 tokens > 200000 maximum".
+const TOO_LONG = /prompt is too long|too many tokens|request_too_large|exceeds? the (?:model'?s )?context/i;
+const FIGURES = /(\d+)\s*tokens?\s*>\s*(\d+)/;
+
+export function createAnthropicChatModel(options: AnthropicChatModelOptions = {}): ChatModel {
+  const client = createAnthropicClient(options);
+  const model = options.model ?? process.env.NEXUS_CHAT_MODEL ?? DEFAULT_CHAT_MODEL;
+  const maxTokens = options.maxTokens ?? 1024;
+  return {
+    name: model,
+    label: `Anthropic ${model}`,
+    async respond(request: ModelRequest): Promise<ModelReply> {
+      try {
+        const message = await client.messages.create(
+          {
+            model,
+            max_tokens: maxTokens,
+            ...(request.system ? { system: request.system } : {}),
+            messages: request.messages as Anthropic.MessageParam[],
+            ...(request.tools.length > 0 ? { tools: request.tools as Anthropic.Tool[] } : {}),
+          },
+          request.signal ? { signal: request.signal } : undefined,
+        );
+        const content = (Array.isArray(message.content) ? message.content : []).flatMap(toLedgerBlock);
+        return {
+          content,
+          stopReason: message.stop_reason ?? null,
+          model: message.model ?? model,
+          usage: { inputTokens: message.usage?.input_tokens ?? 0, outputTokens: message.usage?.output_tokens ?? 0 },
+        };
+      } catch (error) {
+        throw asModelFailure(error, model);
+      }
+    },
+  };
+}
+
+/** The blocks the ledger keeps; thinking and server-tool blocks are not part of the transcript. */
+function toLedgerBlock(block: Anthropic.ContentBlock): ContentBlock[] {
+  if (block.type === 'text') return [{ type: 'text', text: block.text }];
+  if (block.type === 'tool_use') return [{ type: 'tool_use', id: block.id, name: block.name, input: block.input }];
+  return [];
+}
+
+export function asModelFailure(error: unknown, model: string): Error {
+  if (error instanceof Anthropic.APIError && (error.status === 400 || error.status === 413)) {
+    const detail = describeApiFailure(error);
+    if (TOO_LONG.test(detail)) {
+      const figures = FIGURES.exec(detail);
+      return new ContextOverflowError(
+        `The prompt is too long for ${model} (${detail}).`,
+        figures ? Number(figures[1]) : null,
+        figures ? Number(figures[2]) : null,
+        { cause: error },
+      );
+    }
+  }
+  return new ModelError(`The model ${model} could not answer: ${describeApiFailure(error)}.`, model, { cause: error });
+}

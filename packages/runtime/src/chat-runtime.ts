@@ -1,0 +1,395 @@
+// A chat runtime on the ledgers. `runTurn` records what arrived (the inbound event, when it came
+// from a channel, and the user turn citing it), builds the context (by default the hybrid one:
+// retrieval for the incoming message, then the summary or topics and recent turns), calls the model,
+// records every reply turn (tool calls and their results included), and hands compaction to the
+// scheduler, which runs it off the critical path. When the API says the prompt is too long it
+// compacts once (trigger `overflow`) and retries; a second overflow fails with every turn kept.
+
+import type { AgentsLedger, BuiltContext, RetrievalPolicy } from '@nexus/agents-ledger';
+import { createRecallToolHandler, RECALL_TOOL_NAME, recallToolDefinition } from '@nexus/agents-ledger';
+import {
+  type CompactionTurn,
+  type ContentBlock,
+  ContextOverflowError,
+  contentText,
+  HeadConflictError,
+  InvalidInputError,
+  LedgerError,
+  ModelError,
+  type NormalTurn,
+  type ToolResultBlock,
+  type ToolUseBlock,
+} from '@nexus/core';
+import type { EventsLedger } from '@nexus/events-ledger';
+import type { ChatModel, ModelReply, ToolDefinition } from './chat-model.ts';
+import { type CompactionNotice, type CompactionPolicy, CompactionScheduler } from './compaction-scheduler.ts';
+
+export interface RuntimeTool {
+  definition: ToolDefinition;
+  /** Returns the tool_result text; a thrown error becomes an `is_error` result the model can read. */
+  run(input: unknown, context: { sessionId: string }): Promise<{ content: string; isError?: boolean }>;
+}
+
+export type RuntimeNotice =
+  | CompactionNotice
+  | { type: 'tool-call'; sessionId: string; name: string; input: unknown; isError: boolean };
+
+export interface ChatRuntimeOptions {
+  ledger: AgentsLedger;
+  /** Where inbound channel messages are recorded; required to pass `inbound` to runTurn. */
+  events?: EventsLedger;
+  model: ChatModel;
+  systemPrompt?: string;
+  /** Tools beside the recall tool. */
+  tools?: RuntimeTool[];
+  /** Register `search_history` over the whole history (default true). */
+  recallTool?: boolean;
+  /** The hybrid context's retrieval (default true: the ledger's default policy); false for summary + recent turns only. */
+  retrieval?: boolean | RetrievalPolicy;
+  compaction?: CompactionPolicy;
+  /** Model calls per turn before tools are withdrawn and the model must answer (default 8). */
+  maxToolRounds?: number;
+  onNotice?: (notice: RuntimeNotice) => void;
+}
+
+export interface InboundMessage {
+  channel: string;
+  /** The channel's own message id: a redelivered message is recognised and not answered twice. */
+  externalId: string;
+  author?: string;
+  occurredAt?: number | string;
+}
+
+export interface RunTurnOptions {
+  /** Another model for this turn only. */
+  model?: ChatModel;
+  /** The message came from a channel: record it as an event first and cite it from the user turn. */
+  inbound?: InboundMessage;
+  /** What to retrieve and rank topics by; the incoming message by default. */
+  query?: string;
+  signal?: AbortSignal;
+}
+
+export interface TurnResult {
+  sessionId: string;
+  /** The user turn (for a redelivered message, the turn that already answered it). */
+  userTurn: NormalTurn;
+  /** The final assistant turn; null for a redelivered message. */
+  reply: NormalTurn | null;
+  /** The reply's text. */
+  text: string;
+  /** Every turn this call appended, in order (user, tool calls and results, reply). */
+  turns: NormalTurn[];
+  eventId: string | null;
+  /** True when the inbound event was already recorded and answered: nothing was appended. */
+  duplicate: boolean;
+  /** The context the last model call was given. */
+  context: {
+    tokens: number;
+    budgetTokens: number;
+    compactionTurnId: string | null;
+    retrievedTurnIds: string[];
+    messages: number;
+  };
+  /** The compaction written to recover from an overflow, if one was. */
+  overflowCompaction: CompactionTurn | null;
+  usage: { inputTokens: number; outputTokens: number };
+  modelCalls: number;
+}
+
+export interface ChatRuntime {
+  runTurn(sessionId: string, input: string | ContentBlock[], options?: RunTurnOptions): Promise<TurnResult>;
+  /** Answers the session's head as it stands (after a runTurn whose model call failed), appending no user turn. */
+  respond(sessionId: string, options?: Omit<RunTurnOptions, 'inbound'>): Promise<TurnResult>;
+  /** Compacts now and waits (manual, with optional instructions). */
+  compact(sessionId: string, options?: { instructions?: string }): Promise<CompactionTurn>;
+  /** The background compaction running for a session, if any. */
+  compactionInFlight(sessionId: string): boolean;
+  /** Waits for background compactions (call before closing the ledger). */
+  idle(sessionId?: string): Promise<void>;
+  readonly tools: ToolDefinition[];
+}
+
+const DEFAULT_MAX_TOOL_ROUNDS = 8;
+// After an overflow the retry's budget is cut to the API's limit over its count, with this margin,
+// so an estimate that undercounts real tokens cannot overflow twice for the same reason.
+const OVERFLOW_MARGIN = 0.9;
+
+export function createChatRuntime(options: ChatRuntimeOptions): ChatRuntime {
+  const { ledger } = options;
+  const notify = (notice: RuntimeNotice) => options.onNotice?.(notice);
+  const scheduler = new CompactionScheduler(ledger, options.compaction ?? {}, notify);
+  const tools = new Map<string, RuntimeTool>();
+  if (options.recallTool !== false) tools.set(RECALL_TOOL_NAME, recallTool(options));
+  for (const tool of options.tools ?? []) tools.set(tool.definition.name, tool);
+  const definitions = [...tools.values()].map((tool) => tool.definition);
+  const retrieval = options.retrieval ?? true;
+  const maxToolRounds = options.maxToolRounds ?? DEFAULT_MAX_TOOL_ROUNDS;
+
+  async function runTurn(
+    sessionId: string,
+    input: string | ContentBlock[],
+    turnOptions: RunTurnOptions = {},
+  ): Promise<TurnResult> {
+    const text = typeof input === 'string' ? input : contentText(input);
+    if (text.trim() === '' && typeof input === 'string')
+      throw new InvalidInputError('The message is empty; type something to send.', 'input');
+    await ledger.getSession(sessionId); // SessionNotFoundError before anything is written
+
+    let eventId: string | null = null;
+    if (turnOptions.inbound) {
+      if (!options.events)
+        throw new InvalidInputError('runTurn got an inbound message but the runtime has no events ledger.', 'inbound');
+      const { event, duplicate } = await options.events.append({
+        channel: turnOptions.inbound.channel,
+        externalId: turnOptions.inbound.externalId,
+        author: turnOptions.inbound.author ?? null,
+        kind: 'message',
+        payload: { text },
+        ...(turnOptions.inbound.occurredAt !== undefined ? { occurredAt: turnOptions.inbound.occurredAt } : {}),
+      });
+      eventId = event.id;
+      if (duplicate) {
+        const answered = await alreadyAnswered(sessionId, event.id);
+        if (answered) return duplicateResult(sessionId, answered, event.id);
+      }
+    }
+    const userTurn = await ledger.appendTurn(sessionId, {
+      role: 'user',
+      content: input,
+      ...(eventId ? { eventIds: [eventId] } : {}),
+    });
+    const result = await answer(sessionId, text, turnOptions, [userTurn]);
+    return { ...result, userTurn, eventId };
+  }
+
+  async function respond(sessionId: string, turnOptions: Omit<RunTurnOptions, 'inbound'> = {}): Promise<TurnResult> {
+    const session = await ledger.getSession(sessionId);
+    if (!session.headTurnId) throw new InvalidInputError(`Session ${sessionId} has no turns to answer.`, 'sessionId');
+    const head = await ledger.getTurn(session.headTurnId);
+    if (head.turnType !== 'normal' || head.role !== 'user') {
+      throw new InvalidInputError(
+        `The head of session ${sessionId} is not a user turn; there is nothing to answer.`,
+        'sessionId',
+      );
+    }
+    const result = await answer(sessionId, contentText(head.content), turnOptions, []);
+    return { ...result, userTurn: head, eventId: head.eventIds[0] ?? null };
+  }
+
+  /** The model loop: context → model → record, through tool rounds and one overflow recovery. */
+  async function answer(
+    sessionId: string,
+    incoming: string,
+    turnOptions: Omit<RunTurnOptions, 'inbound'>,
+    appended: NormalTurn[],
+  ): Promise<Omit<TurnResult, 'userTurn' | 'eventId'>> {
+    const model = turnOptions.model ?? options.model;
+    const session = await ledger.getSession(sessionId);
+    // Tool definitions are part of every prompt the model counts, so they come out of the budget.
+    const toolTokens = ledger.tokenCounter.countText(JSON.stringify(definitions));
+    let budgetTokens = Math.max(0, session.settings.contextWindow - session.settings.reserveTokens - toolTokens);
+    const usage = { inputTokens: 0, outputTokens: 0 };
+    let overflowCompaction: CompactionTurn | null = null;
+    let recoveredOnce = false;
+    let modelCalls = 0;
+    let toolRounds = 0;
+    let context: BuiltContext;
+
+    for (;;) {
+      const head = (await ledger.getSession(sessionId)).headTurnId as string;
+      context = await ledger.buildContext(head, {
+        budgetTokens,
+        query: turnOptions.query ?? incoming,
+        retrieval,
+        ...(options.systemPrompt ? { systemPrompt: options.systemPrompt } : {}),
+      });
+      if (context.messages.length === 0) {
+        throw new ContextOverflowError(
+          `The newest message does not fit the ${budgetTokens} tokens the context has once the tools and summary are in; ` +
+            `it was not sent. The ledger holds it (turn ${head}). Raise the session's contextWindow or send a shorter message.`,
+        );
+      }
+      const offerTools = toolRounds < maxToolRounds ? definitions : [];
+      let reply: ModelReply;
+      try {
+        modelCalls += 1;
+        reply = await model.respond({
+          system: context.system,
+          messages: context.messages,
+          tools: offerTools,
+          ...(turnOptions.signal ? { signal: turnOptions.signal } : {}),
+        });
+      } catch (error) {
+        if (!(error instanceof ContextOverflowError)) throw error;
+        if (recoveredOnce) {
+          throw new ContextOverflowError(
+            `The prompt is still too long for ${model.name} after compacting once (${error.message}). ` +
+              `Nothing was lost: the ledger holds every turn (the head is ${head}). ` +
+              "Lower the session's contextWindow to the model's real window, or drop topics, then call respond() to answer it.",
+            error.promptTokens,
+            error.limitTokens,
+            { cause: error },
+          );
+        }
+        recoveredOnce = true;
+        overflowCompaction = await recoverFromOverflow(sessionId, error);
+        if (error.promptTokens && error.limitTokens && error.promptTokens > error.limitTokens) {
+          // The API counted `promptTokens` for what we counted as context + tools: scale to its limit.
+          const sent = context.tokens + toolTokens;
+          const fits = Math.floor((sent * error.limitTokens * OVERFLOW_MARGIN) / error.promptTokens);
+          budgetTokens = Math.min(budgetTokens, Math.max(0, fits - toolTokens));
+        }
+        continue;
+      }
+      usage.inputTokens += reply.usage.inputTokens;
+      usage.outputTokens += reply.usage.outputTokens;
+      if (reply.content.length === 0) {
+        throw new ModelError(
+          `The model ${reply.model} answered with no content (stop reason ${reply.stopReason}); nothing was recorded for it.`,
+          reply.model,
+        );
+      }
+      const replyTurn = await ledger.appendTurn(sessionId, {
+        role: 'assistant',
+        content: reply.content,
+        model: reply.model,
+        metadata: { stopReason: reply.stopReason, usage: reply.usage, contextTokens: context.tokens },
+      });
+      appended.push(replyTurn);
+
+      const calls = reply.content.filter((block): block is ToolUseBlock => block.type === 'tool_use');
+      if (calls.length === 0) {
+        await scheduler.afterTurn(sessionId);
+        return {
+          sessionId,
+          reply: replyTurn,
+          text: contentText(reply.content.filter((block) => block.type === 'text')),
+          turns: appended,
+          duplicate: false,
+          context: {
+            tokens: context.tokens,
+            budgetTokens,
+            compactionTurnId: context.compactionTurnId,
+            retrievedTurnIds: context.retrievedTurnIds,
+            messages: context.messages.length,
+          },
+          overflowCompaction,
+          usage,
+          modelCalls,
+        };
+      }
+      toolRounds += 1;
+      const results = await runTools(sessionId, calls);
+      appended.push(await ledger.appendTurn(sessionId, { role: 'user', content: results }));
+    }
+  }
+
+  async function recoverFromOverflow(sessionId: string, overflow: ContextOverflowError): Promise<CompactionTurn | null> {
+    // A background compaction already running frees the room: wait for it rather than start another.
+    const landed = await scheduler.running(sessionId);
+    if (landed) return landed;
+    try {
+      return await scheduler.compactNow(sessionId, 'overflow');
+    } catch (error) {
+      // Another writer compacted this session meanwhile: that compaction made the room; retry with it.
+      if (error instanceof HeadConflictError) return null;
+      const reason = LedgerError.isInstance(error) ? error.message : String(error);
+      throw new ContextOverflowError(
+        `The prompt is too long (${overflow.message}) and compacting could not make room: ${reason} Every turn is kept.`,
+        overflow.promptTokens,
+        overflow.limitTokens,
+        { cause: error },
+      );
+    }
+  }
+
+  async function runTools(sessionId: string, calls: ToolUseBlock[]): Promise<ToolResultBlock[]> {
+    const results: ToolResultBlock[] = [];
+    for (const call of calls) {
+      const tool = tools.get(call.name);
+      let outcome: { content: string; isError?: boolean };
+      if (!tool)
+        outcome = {
+          content: `No tool named "${call.name}". Available: ${[...tools.keys()].join(', ') || 'none'}.`,
+          isError: true,
+        };
+      else {
+        try {
+          outcome = await tool.run(call.input, { sessionId });
+        } catch (error) {
+          outcome = {
+            content: `The tool ${call.name} failed: ${error instanceof Error ? error.message : String(error)}`,
+            isError: true,
+          };
+        }
+      }
+      notify({ type: 'tool-call', sessionId, name: call.name, input: call.input, isError: outcome.isError === true });
+      results.push({
+        type: 'tool_result',
+        tool_use_id: call.id,
+        content: outcome.content,
+        ...(outcome.isError ? { is_error: true } : {}),
+      });
+    }
+    return results;
+  }
+
+  async function alreadyAnswered(sessionId: string, eventId: string): Promise<NormalTurn | null> {
+    for (const turnId of (await options.events?.turnsCiting(eventId)) ?? []) {
+      const turn = await ledger.getTurn(turnId);
+      if (turn.turnType === 'normal' && turn.sessionId === sessionId) return turn;
+    }
+    return null;
+  }
+
+  function duplicateResult(sessionId: string, userTurn: NormalTurn, eventId: string): TurnResult {
+    return {
+      sessionId,
+      userTurn,
+      reply: null,
+      text: '',
+      turns: [],
+      eventId,
+      duplicate: true,
+      context: { tokens: 0, budgetTokens: 0, compactionTurnId: null, retrievedTurnIds: [], messages: 0 },
+      overflowCompaction: null,
+      usage: { inputTokens: 0, outputTokens: 0 },
+      modelCalls: 0,
+    };
+  }
+
+  return {
+    runTurn,
+    respond,
+    compact: (sessionId, compactOptions = {}) => scheduler.compactNow(sessionId, 'manual', compactOptions.instructions),
+    compactionInFlight: (sessionId) => scheduler.running(sessionId) !== undefined,
+    idle: (sessionId) => scheduler.idle(sessionId),
+    tools: definitions,
+  };
+}
+
+function recallTool(options: ChatRuntimeOptions): RuntimeTool {
+  return {
+    definition: recallToolDefinition as unknown as ToolDefinition,
+    async run(input, { sessionId }) {
+      const handler = createRecallToolHandler({
+        ledger: options.ledger,
+        sessionId,
+        ...(options.events
+          ? {
+              searchEvents: async (query: string, limit: number) =>
+                (await (options.events as EventsLedger).search(query, { limit })).hits.map((hit) => ({
+                  eventId: hit.eventId,
+                  occurredAt: hit.occurredAt,
+                  snippet: hit.snippet,
+                  score: hit.score,
+                })),
+            }
+          : {}),
+      });
+      const { content, isError } = await handler(input);
+      return { content, isError };
+    },
+  };
+}
