@@ -151,7 +151,7 @@ export async function startLoopbackApi(options: LoopbackOptions = {}): Promise<L
       sendJson(outgoing, 400, apiError('invalid_request_error', 'The request body is not valid JSON.'));
       return;
     }
-    if (!Array.isArray(body.messages)) {
+    if (typeof body !== 'object' || body === null || !Array.isArray(body.messages)) {
       sendJson(outgoing, 400, apiError('invalid_request_error', 'messages: Field required'));
       return;
     }
@@ -161,7 +161,8 @@ export async function startLoopbackApi(options: LoopbackOptions = {}): Promise<L
 
     const queued = queue.findIndex((reply) => (reply.route ?? 'messages') === route);
     const scripted = queued >= 0 ? queue.splice(queued, 1)[0] : undefined;
-    if (!scripted && contextWindow !== undefined && inputTokens > contextWindow) {
+    // Only a generation is refused for length; count_tokens counts whatever it is given.
+    if (!scripted && route === 'messages' && contextWindow !== undefined && inputTokens > contextWindow) {
       sendJson(
         outgoing,
         400,
@@ -174,15 +175,19 @@ export async function startLoopbackApi(options: LoopbackOptions = {}): Promise<L
       return;
     }
 
-    pending += route === 'messages' ? 1 : 0;
+    const counted = route === 'messages' ? 1 : 0;
+    pending += counted;
+    let reply: LoopbackReply | undefined;
     try {
-      const reply = scripted ?? (await respond(request));
+      reply = scripted ?? (await respond(request));
       if (reply.delayMs) await waitOrClose(reply.delayMs, incoming);
       // The request stream itself is destroyed once read; a client that gave up closes the socket.
       if (outgoing.destroyed || incoming.socket.destroyed) return;
       sendReply(outgoing, reply, request, () => `msg_loopback_${++counter}`);
     } finally {
-      pending -= route === 'messages' ? 1 : 0;
+      // A hung request stays pending until its connection closes.
+      if (reply?.kind === 'hang' && !incoming.socket.destroyed) incoming.socket.once('close', () => (pending -= counted));
+      else pending -= counted;
     }
   }
 
@@ -273,10 +278,14 @@ function readBody(incoming: IncomingMessage): Promise<string> {
 /** Waits, but stops early when the client hangs up (a timed-out SDK request). */
 function waitOrClose(ms: number, incoming: IncomingMessage): Promise<void> {
   return new Promise((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    incoming.socket.once('close', () => {
+    const onClose = () => {
       clearTimeout(timer);
       resolve();
-    });
+    };
+    const timer = setTimeout(() => {
+      incoming.socket.off('close', onClose);
+      resolve();
+    }, ms);
+    incoming.socket.once('close', onClose);
   });
 }

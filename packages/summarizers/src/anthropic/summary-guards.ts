@@ -12,14 +12,18 @@ const REFUSAL_OPENINGS = [
   /^(i'?m|i am) (sorry|afraid|unable)/i,
   /^i apologi[sz]e/i,
   /^(unfortunately,? )?i (can(?:not|'?t)|do(?: not|n'?t)|won'?t|am not able to) (see|find|access|summari[sz]e|help|provide|assist|comply)/i,
-  /^(there (is|are|was|were) no|no) (conversation|transcript|messages?|content|text)\b/i,
+  /^there (is|are|was|were) no (conversation|transcript|messages?|content|text)\b/i,
+  // "No conversation was provided", but not a summary line such as "No messages were lost in the migration".
+  /^no (conversation|transcript|messages?|content|text)( to summari[sz]e| (was |were |has been |have been )?(provided|given|found|included|shared)|[.!]?$)/i,
   /^(the )?(conversation|transcript) (is|appears to be|seems) (empty|missing)/i,
   /^as an ai\b/i,
 ];
 
 export function isRefusal(text: string): boolean {
+  // Models write curly apostrophes as often as straight ones.
   const opening = text
     .trim()
+    .replace(/[\u2018\u2019]/g, "'")
     .replace(/^["'*_#\s-]+/, '')
     .slice(0, 200);
   return REFUSAL_OPENINGS.some((pattern) => pattern.test(opening));
