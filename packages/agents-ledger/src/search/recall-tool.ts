@@ -2,7 +2,9 @@
 // including what compactions replaced — and open what it finds. The definition is Anthropic's tool
 // format; the handler returns compact text with ids that getTurn / getSummarizedTurns can open.
 
+import { toSafeMatch } from '@nexus/core';
 import type { AgentsLedger } from '../agents-ledger.ts';
+import type { TurnSearchResult } from './search-turns.ts';
 
 export const RECALL_TOOL_NAME = 'search_history';
 
@@ -52,6 +54,11 @@ export interface RecallToolOptions {
   /** Limit the search to this session's line (and its forks). */
   sessionId?: string;
   searchEvents?: EventSearch;
+  /**
+   * Turns the model already has in front of it (the message it is answering, its own tool calls):
+   * a search for the question's words would otherwise return the question.
+   */
+  excludeTurnIds?: ReadonlySet<string>;
 }
 
 /** Runs the tool. Never throws on bad model input: the model gets an error text it can act on. */
@@ -62,12 +69,21 @@ export function createRecallToolHandler(options: RecallToolOptions) {
       return { content: 'search_history needs a non-empty "query" string.', hits: [], isError: true };
     }
     const take = Number.isInteger(limit) ? Math.min(20, Math.max(1, limit)) : 5;
-    const turns = await options.ledger.search(query, {
-      limit: take,
-      view: raw ? 'raw' : 'resolved',
+    const excluded = options.excludeTurnIds ?? new Set<string>();
+    const searchOptions = {
+      limit: Math.min(200, take + excluded.size),
+      view: raw ? ('raw' as const) : ('resolved' as const),
       sessionId: options.sessionId,
       includeForks: true,
-    });
+    };
+    const keep = (found: TurnSearchResult) => found.hits.filter((hit) => !excluded.has(hit.via ?? hit.turnId)).slice(0, take);
+    let turnHits = keep(await options.ledger.search(query, searchOptions));
+    // Every word matched only the excluded turns (the question has all its own words): any word will do.
+    const anyWord = toSafeMatch(query, 'any');
+    if (turnHits.length === 0 && excluded.size > 0 && anyWord.match && anyWord.terms.length > 1) {
+      turnHits = keep(await options.ledger.search(anyWord.match, { ...searchOptions, advanced: true }));
+    }
+    const turns = { hits: turnHits };
     const events = options.searchEvents ? await options.searchEvents(query, take) : [];
     const hits: Array<RecallHit & { score: number }> = [
       ...turns.hits.map((hit) => ({
