@@ -1,7 +1,7 @@
 // What a CLI command is: its name, its help, its options and what it does. Commands return data;
 // the runner prints it as JSON with --json, or calls the command's own text renderer.
 
-import type { AgentsLedger } from '@nexus/agents-ledger';
+import type { AgentsLedger, AgentsLedgerOptions } from '@nexus/agents-ledger';
 import type { EventsLedger } from '@nexus/events-ledger';
 
 export interface OptionSpec {
@@ -33,13 +33,15 @@ export interface CommandInput {
   positionals: string[];
   options: Record<string, string | boolean | string[] | undefined>;
   io: CommandIo;
-  /** Opens the ledger at --db (created and migrated if missing). */
-  openLedger(): AgentsLedger;
+  /** Opens the ledger at --db (created and migrated if missing); options apply to the first call. */
+  openLedger(options?: Omit<AgentsLedgerOptions, 'database'>): AgentsLedger;
   /** The events ledger in the same file. */
   openEventsLedger(): EventsLedger;
   dbPath: string;
   /** True when --db was given on the command line (not defaulted, not from $NEXUS_DB). */
   dbPathGiven: boolean;
+  /** The environment (ANTHROPIC_API_KEY and friends), passed in so tests can set it per run. */
+  env: Record<string, string | undefined>;
 }
 
 export interface Command {

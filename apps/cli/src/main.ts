@@ -74,8 +74,9 @@ export async function main(argv: string[], io: MainIo = processIo): Promise<numb
       io: commandIo,
       dbPath,
       dbPathGiven: typeof options.db === 'string',
-      openLedger: () => {
-        ledger ??= openAgentsLedger(dbPath);
+      env: io.env,
+      openLedger: (ledgerOptions) => {
+        ledger ??= openAgentsLedger(dbPath, ledgerOptions);
         return ledger;
       },
       openEventsLedger: () => {

@@ -27,7 +27,11 @@ import { type CompactionNotice, type CompactionPolicy, CompactionScheduler } fro
 export interface RuntimeTool {
   definition: ToolDefinition;
   /** Returns the tool_result text; a thrown error becomes an `is_error` result the model can read. */
-  run(input: unknown, context: { sessionId: string }): Promise<{ content: string; isError?: boolean }>;
+  /** `turnIds`: the turns this runTurn has appended so far (the question, earlier tool rounds). */
+  run(
+    input: unknown,
+    context: { sessionId: string; turnIds: readonly string[] },
+  ): Promise<{ content: string; isError?: boolean }>;
 }
 
 export type RuntimeNotice =
@@ -173,7 +177,7 @@ export function createChatRuntime(options: ChatRuntimeOptions): ChatRuntime {
         'sessionId',
       );
     }
-    const result = await answer(sessionId, contentText(head.content), turnOptions, []);
+    const result = await answer(sessionId, contentText(head.content), { ...turnOptions, currentTurnIds: [head.id] }, []);
     return { ...result, userTurn: head, eventId: head.eventIds[0] ?? null };
   }
 
@@ -181,7 +185,7 @@ export function createChatRuntime(options: ChatRuntimeOptions): ChatRuntime {
   async function answer(
     sessionId: string,
     incoming: string,
-    turnOptions: Omit<RunTurnOptions, 'inbound'>,
+    turnOptions: Omit<RunTurnOptions, 'inbound'> & { currentTurnIds?: string[] },
     appended: NormalTurn[],
   ): Promise<Omit<TurnResult, 'userTurn' | 'eventId'>> {
     const model = turnOptions.model ?? options.model;
@@ -206,7 +210,8 @@ export function createChatRuntime(options: ChatRuntimeOptions): ChatRuntime {
       });
       if (context.messages.length === 0) {
         throw new ContextOverflowError(
-          `The newest message does not fit the ${budgetTokens} tokens the context has once the tools and summary are in; ` +
+          `The newest message does not fit the ${budgetTokens} tokens left for the context (window ${session.settings.contextWindow}, ` +
+            `reserve ${session.settings.reserveTokens}, tool definitions ${toolTokens}, then the summary); ` +
             `it was not sent. The ledger holds it (turn ${head}). Raise the session's contextWindow or send a shorter message.`,
         );
       }
@@ -280,7 +285,10 @@ export function createChatRuntime(options: ChatRuntimeOptions): ChatRuntime {
         };
       }
       toolRounds += 1;
-      const results = await runTools(sessionId, calls);
+      const results = await runTools(sessionId, calls, [
+        ...(turnOptions.currentTurnIds ?? []),
+        ...appended.map((turn) => turn.id),
+      ]);
       appended.push(await ledger.appendTurn(sessionId, { role: 'user', content: results }));
     }
   }
@@ -304,7 +312,7 @@ export function createChatRuntime(options: ChatRuntimeOptions): ChatRuntime {
     }
   }
 
-  async function runTools(sessionId: string, calls: ToolUseBlock[]): Promise<ToolResultBlock[]> {
+  async function runTools(sessionId: string, calls: ToolUseBlock[], turnIds: readonly string[]): Promise<ToolResultBlock[]> {
     const results: ToolResultBlock[] = [];
     for (const call of calls) {
       const tool = tools.get(call.name);
@@ -316,7 +324,7 @@ export function createChatRuntime(options: ChatRuntimeOptions): ChatRuntime {
         };
       else {
         try {
-          outcome = await tool.run(call.input, { sessionId });
+          outcome = await tool.run(call.input, { sessionId, turnIds });
         } catch (error) {
           outcome = {
             content: `The tool ${call.name} failed: ${error instanceof Error ? error.message : String(error)}`,
@@ -372,10 +380,11 @@ export function createChatRuntime(options: ChatRuntimeOptions): ChatRuntime {
 function recallTool(options: ChatRuntimeOptions): RuntimeTool {
   return {
     definition: recallToolDefinition as unknown as ToolDefinition,
-    async run(input, { sessionId }) {
+    async run(input, { sessionId, turnIds }) {
       const handler = createRecallToolHandler({
         ledger: options.ledger,
         sessionId,
+        excludeTurnIds: new Set(turnIds),
         ...(options.events
           ? {
               searchEvents: async (query: string, limit: number) =>

@@ -1,6 +1,7 @@
 // Every command of the CLI, in the order `nexus --help` lists them.
 
 import type { Command } from '../command.ts';
+import { chatCommand } from './chat.ts';
 import { compactCommand, forkCommand } from './compaction.ts';
 import { demo } from './demo.ts';
 import { eventsAppend, eventsIngest, eventsList, eventsVerify } from './events.ts';
@@ -26,6 +27,7 @@ export const COMMANDS: Command[] = [
   findCommand,
   dropTopicCommand,
   importCommand,
+  chatCommand,
   searchCommand,
   doctorCommand,
   eventsAppend,

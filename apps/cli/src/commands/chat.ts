@@ -1,0 +1,129 @@
+// `nexus chat`: a terminal chat on the ledger. Every line on stdin is a message or a slash command;
+// it works at a prompt and piped (lines are echoed so the output reads as a transcript), and ends
+// at end of input after any background compaction has landed.
+
+import { createInterface } from 'node:readline';
+import { LedgerError } from '@nexus/core';
+import { createChatRuntime, type RuntimeNotice } from '@nexus/runtime';
+import { stringOption, UsageError } from '../arguments.ts';
+import { chooseModels } from '../chat/choose-models.ts';
+import { type ChatState, runSlashCommand } from '../chat/slash-commands.ts';
+import type { Command } from '../command.ts';
+import { clip } from '../render.ts';
+import { SETTINGS_OPTIONS, settingsFromOptions } from './session.ts';
+
+export const chatCommand: Command = {
+  path: ['chat'],
+  summary: 'Chat in a session: messages and /commands on stdin, compaction shown as it happens.',
+  arguments: [],
+  options: {
+    session: { type: 'string', description: 'continue this session (default: a new one)', valueName: 'ID' },
+    strategy: {
+      type: 'string',
+      description: 'compaction strategy of a new session: flat (default) or union-find',
+      valueName: 'NAME',
+    },
+    model: {
+      type: 'string',
+      description: 'Anthropic chat model (default $NEXUS_CHAT_MODEL, else claude-sonnet-4-6)',
+      valueName: 'NAME',
+    },
+    offline: { type: 'boolean', description: 'use the offline model even when ANTHROPIC_API_KEY is set' },
+    system: { type: 'string', description: 'system prompt placed before the summary', valueName: 'TEXT' },
+    ...SETTINGS_OPTIONS,
+  },
+  details:
+    'With ANTHROPIC_API_KEY set (and ANTHROPIC_BASE_URL for a proxy), replies come from Anthropic and summaries from ' +
+    '$NEXUS_SUMMARY_MODEL (default claude-haiku-4-5); without a key a labelled offline model answers. ' +
+    'Commands: /compact [instructions], /context, /history, /fork <turnId>, /tree, /search <text>, /topics, ' +
+    '/expand <topicId>, /help, /exit. Small windows show compaction quickly: --context-window 2000 --reserve 200 --keep 400.',
+  async run({ options, io, openLedger, openEventsLedger, env }) {
+    if (io.json)
+      throw new UsageError('nexus chat is interactive and has no --json output; use `nexus context` or `nexus history --json`.');
+    const choice = chooseModels(env, { offline: options.offline === true, model: stringOption(options.model) });
+    const ledger = openLedger({ summarizer: choice.summarizer });
+    const events = openEventsLedger();
+    const requested = stringOption(options.session);
+    const session = requested
+      ? await ledger.getSession(requested)
+      : await ledger.createSession({
+          label: 'chat',
+          strategy: stringOption(options.strategy),
+          settings: settingsFromOptions(options),
+        });
+    const state: ChatState = { sessionId: session.id, ledger, runtime: undefined as never, print: (line) => io.print(line) };
+    state.runtime = createChatRuntime({
+      ledger,
+      events,
+      model: choice.model,
+      ...(stringOption(options.system) ? { systemPrompt: stringOption(options.system) } : {}),
+      onNotice: (notice) => printNotice(notice, io.print),
+    });
+
+    io.print(`nexus chat · session ${session.id}${requested ? ' (continued)' : ' (new)'} · ${choice.description}`);
+    io.print(
+      `window ${session.settings.contextWindow} tokens, compaction above ${session.settings.contextWindow - session.settings.reserveTokens}; /help lists commands`,
+    );
+
+    const interactive = Boolean((io.stdin as { isTTY?: boolean }).isTTY);
+    const lines = createInterface({ input: io.stdin, terminal: false });
+    const prompt = () => {
+      if (interactive) io.write('you> ');
+    };
+    prompt();
+    let turns = 0;
+    for await (const raw of lines) {
+      const line = raw.trim();
+      if (line === '') {
+        prompt();
+        continue;
+      }
+      if (!interactive) io.print(`you> ${line}`);
+      try {
+        if (line.startsWith('/')) {
+          if ((await runSlashCommand(state, line)) === 'exit') break;
+        } else {
+          const result = await state.runtime.runTurn(state.sessionId, line);
+          turns += 1;
+          if (result.overflowCompaction)
+            io.print(`· the prompt was too long: compacted (${result.overflowCompaction.id}) and retried`);
+          io.print(`assistant> ${result.text || '(no text)'}`);
+        }
+      } catch (error) {
+        if (!LedgerError.isInstance(error)) throw error;
+        io.print(`error: ${error.message}`);
+      }
+      prompt();
+    }
+    lines.close();
+    if (state.runtime.compactionInFlight(state.sessionId)) io.print('· waiting for the compaction in progress to land…');
+    await state.runtime.idle();
+    const final = await ledger.getSession(state.sessionId);
+    io.print(`bye · session ${final.id}, head ${final.headTurnId ?? '(empty)'} · resume with: nexus chat --session ${final.id}`);
+    return { sessionId: final.id, headTurnId: final.headTurnId, turns };
+  },
+};
+
+function printNotice(notice: RuntimeNotice, print: (line: string) => void): void {
+  switch (notice.type) {
+    case 'compaction-started':
+      print(`· compacting in the background (${notice.trigger}, context ${notice.contextTokens} tokens); the chat goes on`);
+      return;
+    case 'compaction-finished': {
+      const { compaction } = notice;
+      print(
+        `· compaction ${compaction.id} landed (${compaction.trigger}): turns through ${compaction.summarizedThroughTurnId} summarized, ` +
+          `context ${compaction.tokensBefore} → ${compaction.tokensAfter} tokens (saved ${notice.savedTokens}; ${compaction.strategy}, ${compaction.summarizer})`,
+      );
+      return;
+    }
+    case 'compaction-failed':
+      print(`· compaction failed, every turn kept: ${notice.error.message}`);
+      return;
+    case 'compaction-skipped':
+      return; // anti-thrash waits are routine; /context shows the state when asked
+    case 'tool-call':
+      print(`· tool ${notice.name} ${clip(JSON.stringify(notice.input), 80)}${notice.isError ? ' (error)' : ''}`);
+      return;
+  }
+}
