@@ -52,7 +52,6 @@ describe('parseEvalArguments', () => {
     [['--data', 'a.json', '--strategies', 'flat,bm25'], /unknown "bm25"; choose from recent, retrieval, flat, union-find/],
     [['--data', 'a.json', '--mode', ''], /--mode needs at least one of aware, agnostic/],
     [['--data', 'a.json', '--json'], /--json needs a value/],
-    [['--data', 'a.json', '--summarizer', 'anthropic'], /issue 6/],
     [['--data', 'a.json', '--summarizer', 'gpt'], /unknown "gpt"/],
     [['stray.json'], /Unexpected argument "stray.json"/],
   ])('refuses %j', (argv, message) => {
@@ -60,8 +59,21 @@ describe('parseEvalArguments', () => {
     expect(() => parseEvalArguments(argv)).toThrow(message);
   });
 
-  it('states the method and the future summarizer in the usage', () => {
-    expect(USAGE).toContain('anthropic comes with issue 6');
+  it('refuses the anthropic summarizer without a key, and takes it with one', () => {
+    const saved = process.env.ANTHROPIC_API_KEY;
+    try {
+      delete process.env.ANTHROPIC_API_KEY;
+      expect(() => parseEvalArguments(['--data', 'a.json', '--summarizer', 'anthropic'])).toThrow(/needs ANTHROPIC_API_KEY/);
+      process.env.ANTHROPIC_API_KEY = 'test-key';
+      expect(parseEvalArguments(['--data', 'a.json', '--summarizer', 'anthropic']).summarizer).toBe('anthropic');
+    } finally {
+      if (saved === undefined) delete process.env.ANTHROPIC_API_KEY;
+      else process.env.ANTHROPIC_API_KEY = saved;
+    }
+  });
+
+  it('states the method and both summarizers in the usage', () => {
+    expect(USAGE).toContain('anthropic (needs ANTHROPIC_API_KEY');
     expect(USAGE).toContain('reserveTokens = round(B/10)');
     expect(USAGE).toContain('a topic id does not count');
   });

@@ -5,7 +5,7 @@ export const STRATEGIES = ['recent', 'retrieval', 'flat', 'union-find', 'hybrid'
 export type StrategyName = (typeof STRATEGIES)[number];
 export const MODES = ['aware', 'agnostic'] as const;
 export type Mode = (typeof MODES)[number];
-export const SUMMARIZERS = ['extractive'] as const;
+export const SUMMARIZERS = ['extractive', 'anthropic'] as const;
 export type SummarizerName = (typeof SUMMARIZERS)[number];
 export const DEFAULT_BUDGETS: readonly number[] = [500, 1000, 2000, 4000, 8000];
 
@@ -38,7 +38,8 @@ Options:
   --retrieval-share X   hybrid: most of B retrieved turns may take (chosen first), 0–1 (default: the ledger's, 1)
   --budgets LIST        context budgets B in tokens (default ${DEFAULT_BUDGETS.join(',')})
   --mode LIST           aware, agnostic or both (default aware,agnostic)
-  --summarizer NAME     extractive (default, offline); anthropic comes with issue 6
+  --summarizer NAME     extractive (default, offline) or anthropic (needs ANTHROPIC_API_KEY; model
+                        $NEXUS_SUMMARY_MODEL, default claude-haiku-4-5; costs money per call)
   --json FILE           also write config, rows and cost as JSON to FILE
   --help                print this text
 
@@ -189,8 +190,8 @@ function parseBudgets(text: string): number[] {
 }
 
 function parseSummarizer(name: string): SummarizerName {
-  if (name === 'anthropic') {
-    throw new UsageError('--summarizer anthropic is not available yet: it comes with issue 6. Use extractive.');
+  if (name === 'anthropic' && !process.env.ANTHROPIC_API_KEY) {
+    throw new UsageError('--summarizer anthropic needs ANTHROPIC_API_KEY (and ANTHROPIC_BASE_URL for a proxy); use extractive offline.');
   }
   if (!(SUMMARIZERS as readonly string[]).includes(name)) {
     throw new UsageError(`--summarizer: unknown "${name}"; choose from ${SUMMARIZERS.join(', ')}.`);

@@ -22,7 +22,7 @@ import {
   toContentBlocks,
 } from '../../packages/core/src/index.ts';
 import { openDatabase } from '../../packages/db/src/index.ts';
-import { createExtractiveSummarizer } from '../../packages/summarizers/src/index.ts';
+import { createAnthropicSummarizer, createExtractiveSummarizer } from '../../packages/summarizers/src/index.ts';
 import { nowMilliseconds } from '../bench/measure.ts';
 import { removeDatabaseFiles } from '../bench/temporary-files.ts';
 import { type CountingSummarizer, countingSummarizer } from '../counting-summarizer.ts';
@@ -271,6 +271,9 @@ export function contextText(context: Pick<BuiltContext, 'system' | 'messages'>):
 
 /** The chosen summarizer, counting its calls and the tokens its usage reports. */
 function summarizerNamed(name: SummarizerName): CountingSummarizer {
-  if (name !== 'extractive') throw new Error(`No summarizer named ${name}.`);
+  if (name === 'anthropic') {
+    // `defer` rather than a silent extractive fallback: a run that says "anthropic" measures anthropic.
+    return countingSummarizer(createAnthropicSummarizer({ tokenCounter: estimateTokenCounter, onFailure: 'defer' }));
+  }
   return countingSummarizer(createExtractiveSummarizer({ tokenCounter: estimateTokenCounter }));
 }
