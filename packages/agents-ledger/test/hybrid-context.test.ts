@@ -1,6 +1,7 @@
+import { countContentTokens } from '@nexus/core';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
-import { RETRIEVAL_HEADER } from '../src/index.ts';
+import { CONTINUATION_MARKER, RETRIEVAL_HEADER } from '../src/index.ts';
 import {
   assistantTurn,
   openTempLedger,
@@ -94,6 +95,61 @@ describe('buildContext with retrieval (the hybrid context)', () => {
       ),
       { numRuns: 40 },
     );
+  });
+
+  it('keeps the message being answered and its tool round, however many turns match the query', async () => {
+    const { ledger, session } = await compactedConversation();
+    // Every older turn shares the question's words a little: plain retrieval at share 1 would fill the budget.
+    const question = await ledger.appendTurn(
+      session.id,
+      userTurn('Which port does the staging database use, and which prose words?'),
+    );
+    const call = await ledger.appendTurn(session.id, {
+      role: 'assistant',
+      content: [{ type: 'tool_use', id: 'toolu_1', name: 'search_history', input: { query: 'staging port' } }],
+    });
+    const result = await ledger.appendTurn(session.id, {
+      role: 'user',
+      content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'staging port 6543' }],
+    });
+    for (const budget of [300, 450, 600, 1000]) {
+      const context = await ledger.buildContext(result.id, {
+        budgetTokens: budget,
+        query: 'staging port prose words',
+        retrieval: true,
+      });
+      expect(context.includedTurnIds.slice(-3)).toEqual([question.id, call.id, result.id]);
+      expect(context.retrievedTurnIds).not.toContain(question.id);
+      expect(context.tokens).toBeLessThanOrEqual(budget);
+    }
+  });
+
+  it('reserves nothing after a completed answer, and the newest user turn at any budget it fits in', async () => {
+    const { ledger, session } = await compactedConversation();
+    const question = await ledger.appendTurn(session.id, userTurn('Which port does the staging database use now?'));
+    // Assembly counts the continuation marker before it knows whether it is needed.
+    const markerTokens = countContentTokens(ledger.tokenCounter, [{ type: 'text', text: CONTINUATION_MARKER }]);
+    await fc.assert(
+      fc.asyncProperty(fc.integer({ min: question.tokenCount + markerTokens + 2, max: 2500 }), async (budget) => {
+        const context = await ledger.buildContext(question.id, {
+          budgetTokens: budget,
+          query: 'staging database port',
+          retrieval: true,
+        });
+        expect(context.includedTurnIds.at(-1)).toBe(question.id);
+        expect(context.tokens).toBeLessThanOrEqual(budget);
+      }),
+      { numRuns: 30 },
+    );
+    const answer = await ledger.appendTurn(session.id, assistantTurn('It is 6543 since the correction.'));
+    const afterAnswer = await ledger.buildContext(answer.id, {
+      budgetTokens: 200,
+      query: 'staging database port',
+      retrieval: true,
+    });
+    // A completed exchange claims no room: at a small budget retrieval may take all of it.
+    expect(afterAnswer.retrievedTurnIds.length).toBeGreaterThan(0);
+    expect(afterAnswer.tokens).toBeLessThanOrEqual(200);
   });
 
   it('refuses a share outside 0–1', async () => {

@@ -4,12 +4,13 @@
 // footnote facts; retrieval alone loses the thread; together they keep both. The share is a policy
 // (RetrievalPolicy), chosen from the evaluation (docs/context.md#retrieval-and-the-hybrid-context).
 
-import { countMessagesTokens, InvalidInputError } from '@nexus/core';
+import { countContentTokens, countMessagesTokens, InvalidInputError, type TokenCounter } from '@nexus/core';
 import { type BuildContextOptions, type BuiltContext, buildContext, type RetrievalPolicy } from '../build-context.ts';
 import type { LedgerContext } from '../ledger-context.ts';
 import { retrieveTurns } from '../retrieval/retrieve-turns.ts';
 import { turnFromRow } from '../store/row-mapping.ts';
 import { readTurnRowsById } from '../store/turns-by-id.ts';
+import { CONTINUATION_MARKER } from './assemble-context.ts';
 
 /** Measured best on devops and LongMemEval (docs/benchmarks.md): 0.75 and 0.9 kept less evidence. */
 export const DEFAULT_RETRIEVAL_SHARE = 1;
@@ -30,7 +31,7 @@ export function buildHybridContext(ledger: LedgerContext, turnId: string, option
   // The newest exchange (the message being answered, and any tool calls and results since) is kept
   // before anything is retrieved: a context without it cannot be answered.
   const newest = newestExchange(ledger, plain.includedTurnIds);
-  const reserved = newest.tokens + JOIN_SLACK_TOKENS;
+  const reserved = newest.tokens === 0 ? 0 : newest.tokens + joinSlack(tokenCounter);
   const retrievalBudget =
     budget === undefined
       ? (policy.maxTokens ?? DEFAULT_RETRIEVAL_MAX_TOKENS)
@@ -74,12 +75,18 @@ export function buildHybridContext(ledger: LedgerContext, turnId: string, option
   return { ...base, system, tokens, retrievedTurnIds };
 }
 
-/** Room for the blank line that joins parts and the continuation marker a context may open with. */
-const JOIN_SLACK_TOKENS = 8;
+/**
+ * Room for the continuation marker a context may open with (assembly counts it before it knows
+ * whether the kept turns start with the assistant) and the blank line joining the parts.
+ */
+function joinSlack(tokenCounter: TokenCounter): number {
+  return countContentTokens(tokenCounter, [{ type: 'text', text: CONTINUATION_MARKER }]) + 2;
+}
 
 /**
  * The newest included turns back to the last user turn that says something (not only tool
- * results), with their tokens: what the model is being asked to answer.
+ * results), with their tokens: what the model is being asked to answer. Nothing when the newest
+ * turn is an assistant's answer without tool calls: that exchange is complete, nothing awaits one.
  */
 function newestExchange(ledger: LedgerContext, includedTurnIds: readonly string[]): { turnIds: string[]; tokens: number } {
   const rows = readTurnRowsById(ledger.database.db, includedTurnIds.slice(-NEWEST_EXCHANGE_MAX_TURNS));
@@ -89,6 +96,9 @@ function newestExchange(ledger: LedgerContext, includedTurnIds: readonly string[
     const row = rows.get(id);
     if (!row) break;
     const turn = turnFromRow(row);
+    const answered =
+      turn.turnType === 'normal' && turn.role === 'assistant' && !turn.content.some((block) => block.type === 'tool_use');
+    if (turnIds.length === 0 && answered) break;
     turnIds.push(id);
     tokens += turn.tokenCount;
     if (turn.turnType === 'normal' && turn.role === 'user' && turn.content.some((block) => block.type === 'text')) break;
