@@ -5,6 +5,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConversation } from '../../packages/agents-ledger/src/index.ts';
+import { type LoopbackApi, lastUserText, startLoopbackApi } from '../../packages/loopback-api/src/index.ts';
 import { collectDataFiles, DataError, loadConversationFile } from './load-data.ts';
 import { renderReport, reportJson } from './report.ts';
 import { largestMessageTokens, windowSettings } from './run-conversation.ts';
