@@ -242,3 +242,47 @@ describe('the command line', () => {
     }
   });
 });
+
+describe('the evaluation with the Anthropic summarizer (real SDK, loopback server)', () => {
+  let api: LoopbackApi;
+  const saved = { key: process.env.ANTHROPIC_API_KEY, url: process.env.ANTHROPIC_BASE_URL };
+
+  beforeAll(async () => {
+    // A model that keeps the first line of the transcript: short, so every guard passes.
+    api = await startLoopbackApi({
+      respond: (request) => {
+        const transcript = lastUserText(request.body).split('<transcript>\n')[1] ?? '';
+        return { kind: 'text', text: `Summary: ${transcript.split('\n')[0]?.slice(0, 120) ?? ''}` };
+      },
+    });
+    process.env.ANTHROPIC_API_KEY = 'test-key';
+    process.env.ANTHROPIC_BASE_URL = api.url;
+  });
+
+  afterAll(async () => {
+    for (const [name, value] of [
+      ['ANTHROPIC_API_KEY', saved.key],
+      ['ANTHROPIC_BASE_URL', saved.url],
+    ] as const) {
+      if (value === undefined) delete process.env[name];
+      else process.env[name] = value;
+    }
+    await api.close();
+  });
+
+  it('summarizes through the API and counts its calls and tokens as the API reports them', async () => {
+    const result = await runEvaluation({
+      ...base,
+      strategies: ['flat'],
+      summarizer: 'anthropic',
+      data: [FIXTURE],
+      budgets: [200],
+    });
+    const requests = api.requests.filter((request) => request.route === 'messages');
+    expect(requests.length).toBeGreaterThan(0);
+    const flat = result.report.cost.find((row) => row.strategy === 'flat');
+    expect(flat?.calls).toBe(requests.length);
+    expect(flat?.input_tokens).toBe(requests.reduce((total, request) => total + request.inputTokens, 0));
+    expect(result.report.config.summarizer).toBe('anthropic');
+  });
+});
