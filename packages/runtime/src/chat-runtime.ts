@@ -112,6 +112,8 @@ export interface ChatRuntime {
   /** Waits for background compactions (call before closing the ledger). */
   idle(sessionId?: string): Promise<void>;
   readonly tools: ToolDefinition[];
+  /** Tokens every prompt carries beside the ledger's context (tool definitions, system prompt). */
+  readonly overheadTokens: number;
 }
 
 const DEFAULT_MAX_TOOL_ROUNDS = 8;
@@ -122,11 +124,14 @@ const OVERFLOW_MARGIN = 0.9;
 export function createChatRuntime(options: ChatRuntimeOptions): ChatRuntime {
   const { ledger } = options;
   const notify = (notice: RuntimeNotice) => options.onNotice?.(notice);
-  const scheduler = new CompactionScheduler(ledger, options.compaction ?? {}, notify);
   const tools = new Map<string, RuntimeTool>();
   if (options.recallTool !== false) tools.set(RECALL_TOOL_NAME, recallTool(options));
   for (const tool of options.tools ?? []) tools.set(tool.definition.name, tool);
   const definitions = [...tools.values()].map((tool) => tool.definition);
+  // Tool definitions go with every prompt the model counts, so they come out of every budget.
+  const toolTokens = definitions.length === 0 ? 0 : ledger.tokenCounter.countText(JSON.stringify(definitions));
+  const systemTokens = options.systemPrompt ? ledger.tokenCounter.countText(options.systemPrompt) + 1 : 0;
+  const scheduler = new CompactionScheduler(ledger, options.compaction ?? {}, notify, toolTokens + systemTokens);
   const retrieval = options.retrieval ?? true;
   const maxToolRounds = options.maxToolRounds ?? DEFAULT_MAX_TOOL_ROUNDS;
 
@@ -190,8 +195,6 @@ export function createChatRuntime(options: ChatRuntimeOptions): ChatRuntime {
   ): Promise<Omit<TurnResult, 'userTurn' | 'eventId'>> {
     const model = turnOptions.model ?? options.model;
     const session = await ledger.getSession(sessionId);
-    // Tool definitions are part of every prompt the model counts, so they come out of the budget.
-    const toolTokens = ledger.tokenCounter.countText(JSON.stringify(definitions));
     let budgetTokens = Math.max(0, session.settings.contextWindow - session.settings.reserveTokens - toolTokens);
     const usage = { inputTokens: 0, outputTokens: 0 };
     let overflowCompaction: CompactionTurn | null = null;
@@ -374,6 +377,7 @@ export function createChatRuntime(options: ChatRuntimeOptions): ChatRuntime {
     compactionInFlight: (sessionId) => scheduler.running(sessionId) !== undefined,
     idle: (sessionId) => scheduler.idle(sessionId),
     tools: definitions,
+    overheadTokens: toolTokens + systemTokens,
   };
 }
 

@@ -6,7 +6,7 @@
 // compaction or failed attempt, so a context that stays large after compacting cannot make every
 // turn compact (thrash).
 
-import type { AgentsLedger } from '@nexus/agents-ledger';
+import { type AgentsLedger, type CompactOptions, defaultSummaryTokens } from '@nexus/agents-ledger';
 import { type CompactionTrigger, type CompactionTurn, HeadConflictError, LedgerError, NothingToCompactError } from '@nexus/core';
 
 export type CompactionNotice =
@@ -31,10 +31,17 @@ export class CompactionScheduler {
   /** Context tokens when a compaction last failed or was deferred, per session (in memory: a restart retries). */
   private readonly failedAt = new Map<string, number>();
 
+  /**
+   * `overheadTokens`: what every prompt carries beside the ledger's context (tool definitions, the
+   * system prompt). The ledger does not know them, so the threshold and the summary size are
+   * computed here on the window they leave; otherwise turns would drop out of the budget before a
+   * compaction is due.
+   */
   constructor(
     private readonly ledger: AgentsLedger,
     private readonly policy: CompactionPolicy,
     private readonly notify: (notice: CompactionNotice) => void,
+    private readonly overheadTokens = 0,
   ) {}
 
   /** The compaction running for this session, if any; it resolves to null when it failed. */
@@ -88,7 +95,7 @@ export class CompactionScheduler {
       const contextTokens = (await this.ledger.contextUsage(sessionId)).contextTokens;
       this.notify({ type: 'compaction-started', sessionId, trigger, contextTokens });
       try {
-        const compaction = await this.ledger.compact(sessionId, { trigger, ...(instructions ? { instructions } : {}) });
+        const compaction = await this.ledger.compact(sessionId, await this.compactOptions(sessionId, trigger, instructions));
         this.failedAt.delete(sessionId);
         this.notify({
           type: 'compaction-finished',
@@ -111,10 +118,20 @@ export class CompactionScheduler {
     return running;
   }
 
+  /** The summary sized for the window the overhead leaves (docs/compaction.md: half the room). */
+  private async compactOptions(sessionId: string, trigger: CompactionTrigger, instructions?: string): Promise<CompactOptions> {
+    const { settings } = await this.ledger.getSession(sessionId);
+    const summaryTokens = defaultSummaryTokens({
+      ...settings,
+      contextWindow: Math.max(0, settings.contextWindow - this.overheadTokens),
+    });
+    return { trigger, summaryTokens, ...(instructions ? { instructions } : {}) };
+  }
+
   /** Null when a compaction is due; otherwise why not. */
   private async notDueBecause(sessionId: string): Promise<string | null> {
     const usage = await this.ledger.contextUsage(sessionId);
-    if (!usage.shouldCompact) return 'under the limit';
+    if (usage.contextTokens + this.overheadTokens <= usage.limit) return 'under the limit';
     const session = await this.ledger.getSession(sessionId);
     const minGrowth = this.policy.minGrowthTokens ?? Math.floor(session.settings.contextWindow * 0.05);
     const latest = session.headTurnId ? await this.ledger.findLatestCompaction(session.headTurnId) : null;

@@ -44,6 +44,12 @@ export const chatCommand: Command = {
     const ledger = openLedger({ summarizer: choice.summarizer });
     const events = openEventsLedger();
     const requested = stringOption(options.session);
+    const newSessionOnly = ['strategy', 'context-window', 'reserve', 'keep'].filter((name) => options[name] !== undefined);
+    if (requested && newSessionOnly.length > 0) {
+      throw new UsageError(
+        `--${newSessionOnly.join(', --')} set${newSessionOnly.length === 1 ? 's' : ''} up a new session; session ${requested} keeps its own settings (\`nexus session show ${requested}\`).`,
+      );
+    }
     const session = requested
       ? await ledger.getSession(requested)
       : await ledger.createSession({
@@ -61,8 +67,10 @@ export const chatCommand: Command = {
     });
 
     io.print(`nexus chat · session ${session.id}${requested ? ' (continued)' : ' (new)'} · ${choice.description}`);
+    const { contextWindow, reserveTokens } = session.settings;
     io.print(
-      `window ${session.settings.contextWindow} tokens, compaction above ${session.settings.contextWindow - session.settings.reserveTokens}; /help lists commands`,
+      `window ${contextWindow} tokens (${reserveTokens} reserved for the reply, ${state.runtime.overheadTokens} for tool definitions), ` +
+        `compaction above ${contextWindow - reserveTokens - state.runtime.overheadTokens}; /help lists commands`,
     );
 
     const interactive = Boolean((io.stdin as { isTTY?: boolean }).isTTY);
