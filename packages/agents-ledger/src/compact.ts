@@ -38,6 +38,11 @@ export interface CompactOptions {
   summaryTokens?: number;
   /** When the compaction happened, in ms since the epoch; the ledger's clock by default (a replay passes the replayed time). */
   timestamp?: number;
+  /**
+   * This turn and every turn after it stay raw, whatever the cut would say: a runtime recovering
+   * from an overflow keeps the message it is answering. NothingToCompactError when nothing before it can go.
+   */
+  keepFromTurnId?: string;
 }
 
 /**
@@ -90,6 +95,7 @@ export async function compact(ledger: LedgerContext, sessionId: string, options:
     settings,
     trigger: options.trigger ?? 'manual',
     instructions: options.instructions,
+    keepFromTurnId: options.keepFromTurnId,
     summaryTokens,
     summarizer: ledger.summarizer,
     tokenCounter: ledger.tokenCounter,

@@ -397,3 +397,35 @@ describe('shouldCompact and contextUsage', () => {
     expect(await ledger.shouldCompact(session.id)).toBe(false);
   });
 });
+
+describe('compact with keepFromTurnId', () => {
+  it('keeps that turn and everything after it raw, where the cut would have summarized them', async () => {
+    temp = openTempLedger({ summarizer: createExtractiveSummarizer() });
+    const { ledger } = temp;
+    // keepRecentTokens 1: the plain cut summarizes every turn, the question included.
+    const settings = { contextWindow: 10_000, reserveTokens: 100, keepRecentTokens: 1 };
+    const turns = [userTurn(prose(60, 1)), assistantTurn(prose(60, 2)), userTurn(`What did we decide? ${prose(60, 3)}`)];
+    const plain = await ledger.createSession({ settings });
+    await ledger.appendTurns(plain.id, turns);
+    expect((await ledger.compact(plain.id, { trigger: 'overflow' })).firstKeptTurnId).toBeNull();
+
+    const session = await ledger.createSession({ settings });
+    const [, , question] = await ledger.appendTurns(session.id, turns);
+    const compaction = await ledger.compact(session.id, { trigger: 'overflow', keepFromTurnId: question?.id });
+    expect(compaction.firstKeptTurnId).toBe(question?.id);
+    expect((await ledger.getSummarizedTurns(compaction.id)).map((turn) => turn.id)).not.toContain(question?.id);
+  });
+
+  it('refuses with NothingToCompactError when the kept turn is the oldest, writing nothing', async () => {
+    temp = openTempLedger({ summarizer: createExtractiveSummarizer() });
+    const { ledger } = temp;
+    const session = await ledger.createSession({
+      settings: { contextWindow: 10_000, reserveTokens: 100, keepRecentTokens: 5_000 },
+    });
+    const only = await ledger.appendTurn(session.id, userTurn(prose(200, 4)));
+    await expect(ledger.compact(session.id, { trigger: 'overflow', keepFromTurnId: only.id })).rejects.toMatchObject({
+      code: 'NOTHING_TO_COMPACT',
+    });
+    expect((await ledger.getSession(session.id)).headTurnId).toBe(only.id);
+  });
+});

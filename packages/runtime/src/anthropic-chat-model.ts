@@ -36,6 +36,7 @@ export function createAnthropicChatModel(options: AnthropicChatModelOptions = {}
             ...(request.system ? { system: request.system } : {}),
             messages: request.messages as Anthropic.MessageParam[],
             ...(request.tools.length > 0 ? { tools: request.tools as Anthropic.Tool[] } : {}),
+            ...(request.tools.length > 0 && request.toolChoice === 'none' ? { tool_choice: { type: 'none' as const } } : {}),
           },
           request.signal ? { signal: request.signal } : undefined,
         );

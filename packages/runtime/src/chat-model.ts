@@ -15,6 +15,8 @@ export interface ModelRequest {
   system: string;
   messages: Message[];
   tools: ToolDefinition[];
+  /** `none`: the tools stay defined (earlier tool blocks need them) but the model must answer in text. */
+  toolChoice?: 'auto' | 'none';
   signal?: AbortSignal;
 }
 

@@ -159,8 +159,15 @@ export function createChatRuntime(options: ChatRuntimeOptions): ChatRuntime {
       });
       eventId = event.id;
       if (duplicate) {
-        const answered = await alreadyAnswered(sessionId, event.id);
-        if (answered) return duplicateResult(sessionId, answered, event.id);
+        const recorded = await turnCiting(sessionId, event.id);
+        if (recorded) {
+          // Redelivered. If the first delivery's answer failed, its user turn still awaits one: answer
+          // it now, without recording the message twice; otherwise there is nothing to do.
+          const pending = await awaitingAnswer(sessionId);
+          if (pending?.id !== recorded.id) return duplicateResult(sessionId, recorded, event.id);
+          const result = await answer(sessionId, text, { ...turnOptions, currentTurnIds: [recorded.id] }, []);
+          return { ...result, userTurn: recorded, eventId };
+        }
       }
     }
     const userTurn = await ledger.appendTurn(sessionId, {
@@ -173,12 +180,10 @@ export function createChatRuntime(options: ChatRuntimeOptions): ChatRuntime {
   }
 
   async function respond(sessionId: string, turnOptions: Omit<RunTurnOptions, 'inbound'> = {}): Promise<TurnResult> {
-    const session = await ledger.getSession(sessionId);
-    if (!session.headTurnId) throw new InvalidInputError(`Session ${sessionId} has no turns to answer.`, 'sessionId');
-    const head = await ledger.getTurn(session.headTurnId);
-    if (head.turnType !== 'normal' || head.role !== 'user') {
+    const head = await awaitingAnswer(sessionId);
+    if (!head) {
       throw new InvalidInputError(
-        `The head of session ${sessionId} is not a user turn; there is nothing to answer.`,
+        `The newest turn of session ${sessionId} is not a user's (compactions aside); there is nothing to answer.`,
         'sessionId',
       );
     }
@@ -202,6 +207,7 @@ export function createChatRuntime(options: ChatRuntimeOptions): ChatRuntime {
     let modelCalls = 0;
     let toolRounds = 0;
     let context: BuiltContext;
+    const questionId = turnOptions.currentTurnIds?.[0] ?? appended[0]?.id;
 
     for (;;) {
       const head = (await ledger.getSession(sessionId)).headTurnId as string;
@@ -218,14 +224,17 @@ export function createChatRuntime(options: ChatRuntimeOptions): ChatRuntime {
             `it was not sent. The ledger holds it (turn ${head}). Raise the session's contextWindow or send a shorter message.`,
         );
       }
-      const offerTools = toolRounds < maxToolRounds ? definitions : [];
+      // Past the last tool round the tools stay defined (the API refuses tool blocks without them),
+      // but the model may not call one: it has to answer.
+      const toolChoice = toolRounds < maxToolRounds ? 'auto' : 'none';
       let reply: ModelReply;
       try {
         modelCalls += 1;
         reply = await model.respond({
           system: context.system,
           messages: context.messages,
-          tools: offerTools,
+          tools: definitions,
+          toolChoice,
           ...(turnOptions.signal ? { signal: turnOptions.signal } : {}),
         });
       } catch (error) {
@@ -241,7 +250,7 @@ export function createChatRuntime(options: ChatRuntimeOptions): ChatRuntime {
           );
         }
         recoveredOnce = true;
-        overflowCompaction = await recoverFromOverflow(sessionId, error);
+        overflowCompaction = await recoverFromOverflow(sessionId, error, questionId);
         if (error.promptTokens && error.limitTokens && error.promptTokens > error.limitTokens) {
           // The API counted `promptTokens` for what we counted as context + tools: scale to its limit.
           const sent = context.tokens + toolTokens;
@@ -267,7 +276,19 @@ export function createChatRuntime(options: ChatRuntimeOptions): ChatRuntime {
       appended.push(replyTurn);
 
       const calls = reply.content.filter((block): block is ToolUseBlock => block.type === 'tool_use');
-      if (calls.length === 0) {
+      // A model that calls tools after it was told not to ends the turn anyway: its calls get an
+      // error result (a tool_use may not stay unanswered) and nothing more is asked of it.
+      const overLimit = calls.length > 0 && toolChoice === 'none';
+      if (overLimit) {
+        const refused: ToolResultBlock[] = calls.map((call) => ({
+          type: 'tool_result',
+          tool_use_id: call.id,
+          content: `Not run: this turn used its ${maxToolRounds} tool rounds.`,
+          is_error: true,
+        }));
+        appended.push(await ledger.appendTurn(sessionId, { role: 'user', content: refused }));
+      }
+      if (calls.length === 0 || overLimit) {
         await scheduler.afterTurn(sessionId);
         return {
           sessionId,
@@ -296,12 +317,17 @@ export function createChatRuntime(options: ChatRuntimeOptions): ChatRuntime {
     }
   }
 
-  async function recoverFromOverflow(sessionId: string, overflow: ContextOverflowError): Promise<CompactionTurn | null> {
+  async function recoverFromOverflow(
+    sessionId: string,
+    overflow: ContextOverflowError,
+    keepFromTurnId: string | undefined,
+  ): Promise<CompactionTurn | null> {
     // A background compaction already running frees the room: wait for it rather than start another.
     const landed = await scheduler.running(sessionId);
     if (landed) return landed;
     try {
-      return await scheduler.compactNow(sessionId, 'overflow');
+      // The message being answered stays raw: summarizing it would leave nothing to answer.
+      return await scheduler.compactNow(sessionId, 'overflow', undefined, keepFromTurnId);
     } catch (error) {
       // Another writer compacted this session meanwhile: that compaction made the room; retry with it.
       if (error instanceof HeadConflictError) return null;
@@ -346,10 +372,25 @@ export function createChatRuntime(options: ChatRuntimeOptions): ChatRuntime {
     return results;
   }
 
-  async function alreadyAnswered(sessionId: string, eventId: string): Promise<NormalTurn | null> {
+  /** The user turn of this session citing the event, if one was recorded. */
+  async function turnCiting(sessionId: string, eventId: string): Promise<NormalTurn | null> {
     for (const turnId of (await options.events?.turnsCiting(eventId)) ?? []) {
       const turn = await ledger.getTurn(turnId);
       if (turn.turnType === 'normal' && turn.sessionId === sessionId) return turn;
+    }
+    return null;
+  }
+
+  /**
+   * The user turn awaiting an answer: the newest normal turn, past any compaction linked in after
+   * it, when a user wrote it. Null when the newest normal turn is the assistant's.
+   */
+  async function awaitingAnswer(sessionId: string): Promise<NormalTurn | null> {
+    let turnId = (await ledger.getSession(sessionId)).headTurnId;
+    while (turnId) {
+      const turn = await ledger.getTurn(turnId);
+      if (turn.turnType === 'normal') return turn.role === 'user' ? turn : null;
+      turnId = turn.parentTurnId;
     }
     return null;
   }

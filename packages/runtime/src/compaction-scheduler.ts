@@ -65,11 +65,19 @@ export class CompactionScheduler {
    * Compacts now and waits (manual `/compact`, overflow recovery). Rejects with the ledger's error
    * (NothingToCompactError, CompactionWouldNotShrinkError, SummarizerError) so the caller can say why.
    */
-  async compactNow(sessionId: string, trigger: CompactionTrigger, instructions?: string): Promise<CompactionTurn> {
+  async compactNow(
+    sessionId: string,
+    trigger: CompactionTrigger,
+    instructions?: string,
+    keepFromTurnId?: string,
+  ): Promise<CompactionTurn> {
     await this.inFlight.get(sessionId);
     const contextTokens = (await this.ledger.contextUsage(sessionId)).contextTokens;
     try {
-      const compaction = await this.ledger.compact(sessionId, { trigger, ...(instructions ? { instructions } : {}) });
+      const compaction = await this.ledger.compact(sessionId, {
+        ...(await this.compactOptions(sessionId, trigger, instructions)),
+        ...(keepFromTurnId ? { keepFromTurnId } : {}),
+      });
       this.failedAt.delete(sessionId);
       this.notify({
         type: 'compaction-finished',

@@ -52,7 +52,7 @@ function reply(request: ModelRequest, last: Message, nextId: () => string): Cont
   }
   const said = contentText(last.content).trim();
   const words = keywords(said);
-  const canSearch = request.tools.some((tool) => tool.name === 'search_history');
+  const canSearch = request.toolChoice !== 'none' && request.tools.some((tool) => tool.name === 'search_history');
   if (QUESTION.test(said) && canSearch && words.length > 0) {
     return [
       text(`${PREFIX} Let me look that up.`),

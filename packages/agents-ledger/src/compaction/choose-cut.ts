@@ -16,7 +16,11 @@ export interface Cut {
  * it can, so the kept part opens with a person speaking (a context that opens mid-exchange reads
  * badly to a model). The cut always falls between units, never inside a tool call.
  */
-export function chooseCut(window: readonly NormalTurn[], keepRecentTokens: number, options: { force?: boolean } = {}): Cut {
+export function chooseCut(
+  window: readonly NormalTurn[],
+  keepRecentTokens: number,
+  options: { force?: boolean; keepFromTurnId?: string } = {},
+): Cut {
   const units = groupIntoUnits(window);
   let cutUnit = units.length;
   let kept = 0;
@@ -38,6 +42,11 @@ export function chooseCut(window: readonly NormalTurn[], keepRecentTokens: numbe
       break;
     }
   }
+  // Last, so moving the cut to a person's words cannot carry it past the turn being answered.
+  // The turn the caller is answering stays raw, with its unit and everything after.
+  const keepFrom = options.keepFromTurnId;
+  const keptUnit = keepFrom === undefined ? -1 : units.findIndex((unit) => unit.turns.some((turn) => turn.id === keepFrom));
+  if (keptUnit >= 0) cutUnit = Math.min(cutUnit, keptUnit);
   return {
     toSummarize: units.slice(0, cutUnit).flatMap((unit) => unit.turns),
     toKeep: units.slice(cutUnit).flatMap((unit) => unit.turns),
@@ -53,7 +62,10 @@ export function requireCut(input: CompactionInput): Cut & { last: NormalTurn } {
   if (input.window.length === 0) {
     throw new NothingToCompactError(input.sessionId, 'no turn was added since the last compaction.');
   }
-  const cut = chooseCut(input.window, input.settings.keepRecentTokens, { force: input.trigger === 'overflow' });
+  const cut = chooseCut(input.window, input.settings.keepRecentTokens, {
+    force: input.trigger === 'overflow',
+    ...(input.keepFromTurnId ? { keepFromTurnId: input.keepFromTurnId } : {}),
+  });
   const last = cut.toSummarize.at(-1);
   if (!last) {
     throw new NothingToCompactError(

@@ -23,6 +23,8 @@ export interface CompactionInput {
   window: readonly NormalTurn[];
   settings: SessionSettings;
   trigger: CompactionTrigger;
+  /** A turn of `window` that must stay raw with everything after it (see CompactOptions). */
+  keepFromTurnId?: string;
   instructions?: string;
   /** Size the summary should stay within, in tokens. */
   summaryTokens: number;

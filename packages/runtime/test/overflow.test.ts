@@ -1,0 +1,189 @@
+// Overflow recovery: when the API says the prompt is too long, runTurn compacts once (trigger
+// `overflow`) and retries; a second overflow, or a compaction that cannot make room, fails with
+// ContextOverflowError and every turn kept. Real SDK against the loopback Messages API, whose
+// context window produces the API's own "prompt is too long: N tokens > M maximum".
+
+import { ContextOverflowError, type NormalTurn } from '@nexus/core';
+import type { LoopbackApi, RecordedRequest } from '@nexus/loopback-api';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createChatRuntime, type RuntimeNotice } from '../src/index.ts';
+import {
+  chatModel,
+  compactions,
+  newSession,
+  normalTurns,
+  overflowReply,
+  prose,
+  Resources,
+  rejection,
+  sessionHistory,
+} from './helpers.ts';
+
+const resources = new Resources();
+afterEach(() => resources.close());
+
+async function setup() {
+  const api = await resources.server({ respond: () => ({ kind: 'text', text: 'Noted.' }) });
+  const { ledger } = resources.ledgers();
+  const notices: RuntimeNotice[] = [];
+  const runtime = resources.runtime(
+    createChatRuntime({ ledger, model: chatModel(api), onNotice: (notice) => notices.push(notice) }),
+  );
+  const session = await newSession(ledger);
+  return { api, ledger, runtime, session, notices };
+}
+
+function requestAt(api: LoopbackApi, index: number): RecordedRequest {
+  const request = api.requests.at(index);
+  if (!request) throw new Error(`no request at ${index} (of ${api.requests.length})`);
+  return request;
+}
+
+async function talk(runtime: ReturnType<typeof createChatRuntime>, sessionId: string, turns: number): Promise<NormalTurn[]> {
+  const appended: NormalTurn[] = [];
+  for (let index = 0; index < turns; index += 1) appended.push(...(await runtime.runTurn(sessionId, prose(40, index))).turns);
+  return appended;
+}
+
+describe('one overflow', () => {
+  it('compacts with trigger overflow, retries once within the limit and answers', async () => {
+    const { api, ledger, runtime, session, notices } = await setup();
+    const earlier = await talk(runtime, session.id, 6);
+    const limit = requestAt(api, -1).inputTokens;
+    // The next prompt holds one more exchange than the last one: it is over the window.
+    api.setContextWindow(limit);
+    const before = api.requests.length;
+
+    const result = await runtime.runTurn(session.id, prose(40, 50));
+    expect(api.requests.length - before).toBe(2);
+    expect(requestAt(api, -2).inputTokens).toBeGreaterThan(limit);
+    expect(requestAt(api, -1).inputTokens).toBeLessThanOrEqual(limit);
+    expect(result.modelCalls).toBe(2);
+    expect(result.text).toBe('Noted.');
+
+    const compaction = result.overflowCompaction;
+    expect(compaction).toMatchObject({ turnType: 'compaction', trigger: 'overflow', sessionId: session.id });
+    expect(result.context.compactionTurnId).toBe(compaction?.id);
+    // The retry starts from the compaction's summary.
+    expect(String(requestAt(api, -1).body.system)).toContain(`compaction ${compaction?.id}`);
+    expect(requestAt(api, -1).body.messages.at(-1)).toEqual({ role: 'user', content: [{ type: 'text', text: prose(40, 50) }] });
+
+    const history = await sessionHistory(ledger, session.id);
+    expect(compactions(history).map((turn) => [turn.id, turn.trigger])).toEqual([[compaction?.id, 'overflow']]);
+    // The compaction landed after the user turn it was made for, and the reply after it.
+    expect(history.map((turn) => turn.id).slice(-3)).toEqual([result.userTurn.id, compaction?.id, result.reply?.id]);
+    expect(normalTurns(history).map((turn) => turn.id)).toEqual([...earlier, ...result.turns].map((turn) => turn.id));
+    expect(notices.filter((notice) => notice.type === 'compaction-finished')).toHaveLength(1);
+    expect(await ledger.doctor()).toEqual([]);
+  });
+});
+
+describe('a second overflow', () => {
+  it('fails with ContextOverflowError saying it is still too long; one compaction, two requests, every turn kept', async () => {
+    const { api, ledger, runtime, session, notices } = await setup();
+    const earlier = await talk(runtime, session.id, 4);
+    api.enqueue(overflowReply(210_000, 200_000), overflowReply(205_000, 200_000));
+    const before = api.requests.length;
+
+    const error = await rejection(runtime.runTurn(session.id, 'What did we decide about the retry budget?'));
+    expect(error).toBeInstanceOf(ContextOverflowError);
+    const overflow = error as ContextOverflowError;
+    expect(overflow.code).toBe('CONTEXT_OVERFLOW');
+    expect(overflow.message).toContain('still too long');
+    expect(overflow.message).toContain('after compacting once');
+    expect(overflow.message).toContain('Nothing was lost');
+    expect([overflow.promptTokens, overflow.limitTokens]).toEqual([205_000, 200_000]);
+    expect(overflow.cause).toBeInstanceOf(ContextOverflowError);
+
+    // No overflow → compact → overflow loop: one compaction, two requests, then it stops.
+    expect(api.requests.length - before).toBe(2);
+    const history = await sessionHistory(ledger, session.id);
+    expect(compactions(history).map((turn) => turn.trigger)).toEqual(['overflow']);
+    expect(notices.filter((notice) => notice.type === 'compaction-finished')).toHaveLength(1);
+
+    // Intact: every turn once, in order, the question the newest normal turn, the doctor content.
+    const normal = normalTurns(history);
+    expect(normal.map((turn) => turn.id)).toEqual([...earlier.map((turn) => turn.id), normal.at(-1)?.id]);
+    expect(normal.at(-1)).toMatchObject({
+      role: 'user',
+      content: [{ type: 'text', text: 'What did we decide about the retry budget?' }],
+    });
+    expect(await ledger.doctor()).toEqual([]);
+  });
+
+  // The overflow compaction is the head now; the error's advice (respond()) must still work.
+  it('leaves a session that respond() can answer once the prompt fits, as the error advises', async () => {
+    const { api, ledger, runtime, session } = await setup();
+    await talk(runtime, session.id, 4);
+    api.enqueue(overflowReply(210_000, 200_000), overflowReply(205_000, 200_000));
+    await expect(runtime.runTurn(session.id, 'What did we decide about the retry budget?')).rejects.toBeInstanceOf(
+      ContextOverflowError,
+    );
+    const result = await runtime.respond(session.id);
+    expect(result.userTurn).toMatchObject({ content: [{ type: 'text', text: 'What did we decide about the retry budget?' }] });
+    expect(result.text).toBe('Noted.');
+    expect(await ledger.doctor()).toEqual([]);
+  });
+});
+
+describe('when compacting cannot make room', () => {
+  it('a single short message (a summary would not be smaller) fails with "compacting could not make room", nothing lost', async () => {
+    const { api, ledger, runtime, session } = await setup();
+    // The tool definition alone is over this window.
+    api.setContextWindow(100);
+    const error = await rejection(runtime.runTurn(session.id, 'Is the deploy green?'));
+    expect(error).toBeInstanceOf(ContextOverflowError);
+    expect(error.message).toContain('compacting could not make room');
+    expect(error.message).toContain('Every turn is kept');
+    expect((error as ContextOverflowError).limitTokens).toBe(100);
+    expect(api.requests).toHaveLength(1);
+
+    const history = await sessionHistory(ledger, session.id);
+    expect(history).toHaveLength(1);
+    expect(history[0]).toMatchObject({ role: 'user', content: [{ type: 'text', text: 'Is the deploy green?' }] });
+    expect((await ledger.getSession(session.id)).headTurnId).toBe(history[0]?.id);
+    expect(await ledger.doctor()).toEqual([]);
+  });
+
+  it('a single huge-ish message fails with ContextOverflowError after one request, the message kept', async () => {
+    const { api, ledger, runtime, session } = await setup();
+    api.setContextWindow(300);
+    const message = prose(120, 1);
+    const error = await rejection(runtime.runTurn(session.id, message));
+    expect(error).toBeInstanceOf(ContextOverflowError);
+    expect(api.requests).toHaveLength(1);
+    const normal = normalTurns(await sessionHistory(ledger, session.id));
+    expect(normal).toHaveLength(1);
+    expect(normal[0]).toMatchObject({ role: 'user', content: [{ type: 'text', text: message }] });
+    expect(await ledger.doctor()).toEqual([]);
+  });
+
+  // An overflow compaction summarizes at least the oldest unit, but never the message being answered.
+  it('a single huge-ish message: "compacting could not make room", no compaction of the message itself', async () => {
+    const { api, ledger, runtime, session } = await setup();
+    api.setContextWindow(300);
+    const error = await rejection(runtime.runTurn(session.id, prose(120, 1)));
+    expect(error).toBeInstanceOf(ContextOverflowError);
+    expect(error.message).toContain('compacting could not make room');
+    const history = await sessionHistory(ledger, session.id);
+    expect(compactions(history)).toEqual([]);
+    expect((await ledger.getSession(session.id)).headTurnId).toBe(history[0]?.id);
+  });
+
+  it('the newest message alone over the budget: ContextOverflowError, no request sent, the message kept', async () => {
+    const { api, ledger, runtime } = await setup();
+    const small = await newSession(ledger, { contextWindow: 400, reserveTokens: 50, keepRecentTokens: 100 });
+    const message = prose(120, 2);
+    const error = await rejection(runtime.runTurn(small.id, message));
+    expect(error).toBeInstanceOf(ContextOverflowError);
+    expect(error.message).toContain('newest message does not fit');
+    expect(error.message).toContain('it was not sent');
+    expect(api.requests).toHaveLength(0);
+
+    const history = await sessionHistory(ledger, small.id);
+    expect(history).toHaveLength(1);
+    expect(history[0]).toMatchObject({ role: 'user', content: [{ type: 'text', text: message }] });
+    expect(error.message).toContain(history[0]?.id);
+    expect(await ledger.doctor()).toEqual([]);
+  });
+});
