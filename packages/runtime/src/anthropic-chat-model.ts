@@ -51,6 +51,19 @@ export function createAnthropicChatModel(options: AnthropicChatModelOptions = {}
         throw asModelFailure(error, model);
       }
     },
+    async countTokens(request: ModelRequest): Promise<number> {
+      try {
+        const counted = await client.messages.countTokens({
+          model,
+          ...(request.system ? { system: request.system } : {}),
+          messages: request.messages as Anthropic.MessageParam[],
+          ...(request.tools.length > 0 ? { tools: request.tools as Anthropic.Tool[] } : {}),
+        });
+        return counted.input_tokens;
+      } catch (error) {
+        throw asModelFailure(error, model);
+      }
+    },
   };
 }
 

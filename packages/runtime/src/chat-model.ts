@@ -38,4 +38,6 @@ export interface ChatModel {
   /** Shown to people (the chat banner) so an offline model is never mistaken for a real one. */
   readonly label: string;
   respond(request: ModelRequest): Promise<ModelReply>;
+  /** The prompt's exact input tokens as the model counts them, when the provider can say (count-tokens). */
+  countTokens?(request: ModelRequest): Promise<number>;
 }

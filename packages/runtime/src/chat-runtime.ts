@@ -17,11 +17,12 @@ import {
   LedgerError,
   ModelError,
   type NormalTurn,
+  type SessionSettings,
   type ToolResultBlock,
   type ToolUseBlock,
 } from '@nexus/core';
 import type { EventsLedger } from '@nexus/events-ledger';
-import type { ChatModel, ModelReply, ToolDefinition } from './chat-model.ts';
+import type { ChatModel, ModelReply, ModelRequest, ToolDefinition } from './chat-model.ts';
 import { type CompactionNotice, type CompactionPolicy, CompactionScheduler } from './compaction-scheduler.ts';
 
 export interface RuntimeTool {
@@ -51,8 +52,14 @@ export interface ChatRuntimeOptions {
   /** The hybrid context's retrieval (default true: the ledger's default policy); false for summary + recent turns only. */
   retrieval?: boolean | RetrievalPolicy;
   compaction?: CompactionPolicy;
-  /** Model calls per turn before tools are withdrawn and the model must answer (default 8). */
+  /** Model calls per turn before the model must answer without tools (default 8). */
   maxToolRounds?: number;
+  /**
+   * Count each prompt's exact tokens with the model's count-tokens endpoint before sending it, and
+   * recover from an overflow there rather than from a failed request (default false: one more API
+   * call per model call). Needs a model with `countTokens`.
+   */
+  countTokensBeforeSending?: boolean;
   onNotice?: (notice: RuntimeNotice) => void;
 }
 
@@ -226,17 +233,19 @@ export function createChatRuntime(options: ChatRuntimeOptions): ChatRuntime {
       }
       // Past the last tool round the tools stay defined (the API refuses tool blocks without them),
       // but the model may not call one: it has to answer.
-      const toolChoice = toolRounds < maxToolRounds ? 'auto' : 'none';
+      const toolChoice: 'auto' | 'none' = toolRounds < maxToolRounds ? 'auto' : 'none';
+      const request: ModelRequest = {
+        system: context.system,
+        messages: context.messages,
+        tools: definitions,
+        toolChoice,
+        ...(turnOptions.signal ? { signal: turnOptions.signal } : {}),
+      };
       let reply: ModelReply;
       try {
+        if (options.countTokensBeforeSending && model.countTokens) await checkFits(model, request, session.settings);
         modelCalls += 1;
-        reply = await model.respond({
-          system: context.system,
-          messages: context.messages,
-          tools: definitions,
-          toolChoice,
-          ...(turnOptions.signal ? { signal: turnOptions.signal } : {}),
-        });
+        reply = await model.respond(request);
       } catch (error) {
         if (!(error instanceof ContextOverflowError)) throw error;
         if (recoveredOnce) {
@@ -314,6 +323,19 @@ export function createChatRuntime(options: ChatRuntimeOptions): ChatRuntime {
         ...appended.map((turn) => turn.id),
       ]);
       appended.push(await ledger.appendTurn(sessionId, { role: 'user', content: results }));
+    }
+  }
+
+  /** Throws the ContextOverflowError the API would, before it is asked, when the exact count is over. */
+  async function checkFits(model: ChatModel, request: ModelRequest, settings: SessionSettings): Promise<void> {
+    const limit = settings.contextWindow - settings.reserveTokens;
+    const exact = await (model.countTokens as NonNullable<ChatModel['countTokens']>)(request);
+    if (exact > limit) {
+      throw new ContextOverflowError(
+        `The prompt counts ${exact} tokens > ${limit} (count-tokens, before sending).`,
+        exact,
+        limit,
+      );
     }
   }
 

@@ -187,3 +187,32 @@ describe('when compacting cannot make room', () => {
     expect(await ledger.doctor()).toEqual([]);
   });
 });
+
+describe('counting tokens before sending (countTokensBeforeSending)', () => {
+  it('compacts on the exact count from count-tokens, so no generation request is refused', async () => {
+    const api = await resources.server({ respond: () => ({ kind: 'text', text: 'Noted.' }) });
+    const { ledger } = resources.ledgers();
+    const runtime = resources.runtime(createChatRuntime({ ledger, model: chatModel(api), countTokensBeforeSending: true }));
+    // The server counts about four characters a token, more than the ledger's estimate: the ledger
+    // alone would not see this session as over its limit.
+    const session = await newSession(ledger, { contextWindow: 900, reserveTokens: 100, keepRecentTokens: 200 });
+    for (let index = 0; index < 10; index += 1) await runtime.runTurn(session.id, prose(40, index));
+    await runtime.idle();
+    const counted = api.requests.filter((request) => request.route === 'count_tokens');
+    expect(counted.length).toBeGreaterThanOrEqual(10);
+    // Every prompt sent for generation was counted first and fit the limit.
+    for (const request of api.requests.filter((request) => request.route === 'messages')) {
+      expect(request.inputTokens).toBeLessThanOrEqual(900 - 100);
+    }
+    const history = await sessionHistory(ledger, session.id);
+    expect(compactions(history).map((compaction) => compaction.trigger)).toContain('overflow');
+    expect(normalTurns(history)).toHaveLength(20);
+    expect(await ledger.doctor()).toEqual([]);
+  });
+
+  it('counts nothing when it is off (the default)', async () => {
+    const { api, runtime, session } = await setup();
+    await runtime.runTurn(session.id, 'Hello there.');
+    expect(api.requests.map((request) => request.route)).toEqual(['messages']);
+  });
+});

@@ -29,6 +29,10 @@ export const chatCommand: Command = {
       valueName: 'NAME',
     },
     offline: { type: 'boolean', description: 'use the offline model even when ANTHROPIC_API_KEY is set' },
+    'count-tokens': {
+      type: 'boolean',
+      description: "with a key: count each prompt with the API's count-tokens endpoint before sending it",
+    },
     system: { type: 'string', description: 'system prompt placed before the summary', valueName: 'TEXT' },
     ...SETTINGS_OPTIONS,
   },
@@ -62,6 +66,7 @@ export const chatCommand: Command = {
       ledger,
       events,
       model: choice.model,
+      countTokensBeforeSending: options['count-tokens'] === true,
       ...(stringOption(options.system) ? { systemPrompt: stringOption(options.system) } : {}),
       onNotice: (notice) => printNotice(notice, io.print),
     });
