@@ -191,7 +191,9 @@ function parseBudgets(text: string): number[] {
 
 function parseSummarizer(name: string): SummarizerName {
   if (name === 'anthropic' && !process.env.ANTHROPIC_API_KEY) {
-    throw new UsageError('--summarizer anthropic needs ANTHROPIC_API_KEY (and ANTHROPIC_BASE_URL for a proxy); use extractive offline.');
+    throw new UsageError(
+      '--summarizer anthropic needs ANTHROPIC_API_KEY (and ANTHROPIC_BASE_URL for a proxy); use extractive offline.',
+    );
   }
   if (!(SUMMARIZERS as readonly string[]).includes(name)) {
     throw new UsageError(`--summarizer: unknown "${name}"; choose from ${SUMMARIZERS.join(', ')}.`);
