@@ -11,6 +11,7 @@ describe('parseEvalArguments', () => {
       summarizer: 'extractive',
       jsonPath: null,
       retrievalShare: null,
+      minRelevance: null,
       help: false,
     });
   });
@@ -29,8 +30,13 @@ describe('parseEvalArguments', () => {
       'out.json',
       '--summarizer',
       'extractive',
+      '--retrieval-share',
+      '0.75',
+      '--min-relevance=0.4',
     ]);
     expect(parsed).toMatchObject({
+      retrievalShare: 0.75,
+      minRelevance: 0.4,
       data: ['one.json', 'folder'],
       strategies: ['flat', 'recent'],
       budgets: [2000, 500],
@@ -53,6 +59,7 @@ describe('parseEvalArguments', () => {
     [['--data', 'a.json', '--mode', ''], /--mode needs at least one of aware, agnostic/],
     [['--data', 'a.json', '--json'], /--json needs a value/],
     [['--data', 'a.json', '--summarizer', 'gpt'], /unknown "gpt"/],
+    [['--data', 'a.json', '--min-relevance', '1.5'], /--min-relevance takes a number from 0 to 1/],
     [['stray.json'], /Unexpected argument "stray.json"/],
   ])('refuses %j', (argv, message) => {
     expect(() => parseEvalArguments(argv)).toThrow(UsageError);

@@ -20,6 +20,7 @@ export interface EvalArguments {
   jsonPath: string | null;
   /** hybrid's retrieval share; null: the ledger's default. */
   retrievalShare: number | null;
+  minRelevance: number | null;
   help: boolean;
 }
 
@@ -36,6 +37,7 @@ Options:
   --data PATH...        nexus-eval/v1 files, or folders searched for *.json (required)
   --strategies LIST     comma-separated from recent, retrieval, flat, union-find, hybrid (default: all)
   --retrieval-share X   hybrid: most of B retrieved turns may take (chosen first), 0–1 (default: the ledger's, 1)
+  --min-relevance X     hybrid: leave out matches scoring under X × the best bm25 score, 0–1 (default: the ledger's, 0.3)
   --budgets LIST        context budgets B in tokens (default ${DEFAULT_BUDGETS.join(',')})
   --mode LIST           aware, agnostic or both (default aware,agnostic)
   --summarizer NAME     extractive (default, offline) or anthropic (needs ANTHROPIC_API_KEY; model
@@ -93,6 +95,7 @@ export function parseEvalArguments(argv: readonly string[]): EvalArguments {
     summarizer: 'extractive',
     jsonPath: null,
     retrievalShare: null,
+    minRelevance: null,
     help: false,
   };
   let sawData = false;
@@ -134,6 +137,12 @@ export function parseEvalArguments(argv: readonly string[]): EvalArguments {
         const value = Number(takeValue());
         if (!(value >= 0 && value <= 1)) throw new UsageError('--retrieval-share takes a number from 0 to 1.');
         parsed.retrievalShare = value;
+        break;
+      }
+      case '--min-relevance': {
+        const value = Number(takeValue());
+        if (!(value >= 0 && value <= 1)) throw new UsageError('--min-relevance takes a number from 0 to 1.');
+        parsed.minRelevance = value;
         break;
       }
       case '--json':

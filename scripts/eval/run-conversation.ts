@@ -64,6 +64,8 @@ export interface RunConversationOptions {
   summarizer: SummarizerName;
   /** hybrid's share of B for retrieved turns. */
   retrievalShare: number;
+  /** hybrid's relevance cut-off. */
+  minRelevance: number;
   /** Scratch folder for the SQLite files; each is removed once scored. */
   directory: string;
   /** Called before each import, with what is about to run ("union-find @ 2000"). */
@@ -172,6 +174,7 @@ async function measureImport(
       ...plan,
       modes: options.modes,
       retrievalShare: options.retrievalShare,
+      minRelevance: options.minRelevance,
     });
     return {
       scores,
@@ -194,7 +197,7 @@ async function scoreImport(
   ledger: AgentsLedger,
   result: ImportResult,
   conversation: Conversation,
-  plan: ImportPlan & { modes: readonly Mode[]; retrievalShare: number },
+  plan: ImportPlan & { modes: readonly Mode[]; retrievalShare: number; minRelevance: number },
 ): Promise<ScoredQuestion[]> {
   if (conversation.questions.length === 0) return [];
   const history: Array<{ id: string; timestamp: number }> = [];
@@ -213,7 +216,8 @@ async function scoreImport(
         // The RAG baseline: bm25 over raw turns only, within the same budget.
         text = (await ledger.retrieve(turnId, { query, budgetTokens: budget })).text;
       } else if (turnId !== null) {
-        const retrieval = plan.strategy === 'hybrid' ? { share: plan.retrievalShare } : undefined;
+        const retrieval =
+          plan.strategy === 'hybrid' ? { share: plan.retrievalShare, minRelevance: plan.minRelevance } : undefined;
         text = contextText(await ledger.buildContext(turnId, { budgetTokens: budget, full: plan.full, query, retrieval }));
       }
       context = prepareContext(text);

@@ -5,7 +5,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DEFAULT_RETRIEVAL_SHARE } from '../../packages/agents-ledger/src/index.ts';
+import { DEFAULT_MIN_RELEVANCE, DEFAULT_RETRIEVAL_SHARE } from '../../packages/agents-ledger/src/index.ts';
 import { aggregateRows, type CostRow, type ImportCost, type ResultRow, type ScoredQuestion, sumCosts } from './aggregate.ts';
 import type { Mode, StrategyName, SummarizerName } from './arguments.ts';
 import { collectDataFiles, type LoadedConversation, loadConversationFile } from './load-data.ts';
@@ -21,6 +21,7 @@ export interface EvaluationOptions {
   summarizer: SummarizerName;
   /** hybrid's share of B for retrieved turns; null or absent: the ledger's default. */
   retrievalShare?: number | null;
+  minRelevance?: number | null;
   onProgress?: (progress: EvaluationProgress) => void;
 }
 
@@ -43,6 +44,8 @@ export interface EvaluationConfig {
   summarizer: SummarizerName;
   /** hybrid's share of B for retrieved turns. */
   retrievalShare: number;
+  /** hybrid's relevance cut-off, a fraction of the best match's bm25 score. */
+  minRelevance: number;
   settings: { contextWindow: string; reserveTokens: string; keepRecentTokens: string; recent: string };
   windowRaises: WindowRaise[];
   /** Files whose message ids repeat: the later copies were imported as `<id>#2`, … */
@@ -84,6 +87,7 @@ export async function runEvaluation(options: EvaluationOptions): Promise<Evaluat
           modes: options.modes,
           summarizer: options.summarizer,
           retrievalShare: options.retrievalShare ?? DEFAULT_RETRIEVAL_SHARE,
+          minRelevance: options.minRelevance ?? DEFAULT_MIN_RELEVANCE,
           directory,
           onStep: (step) => options.onProgress?.({ ...progress, step }),
         });
@@ -133,6 +137,7 @@ function describeConfig(
     modes: [...options.modes],
     summarizer: options.summarizer,
     retrievalShare: options.retrievalShare ?? DEFAULT_RETRIEVAL_SHARE,
+    minRelevance: options.minRelevance ?? DEFAULT_MIN_RELEVANCE,
     settings: {
       contextWindow: 'B, or the largest message when it is larger (see windowRaises); the context is built within B',
       reserveTokens: 'round(contextWindow / 10)',

@@ -195,7 +195,7 @@ describe('nexus chat offline, as a child process with piped stdin', () => {
     const banner = await chat.waitFor(/^nexus chat · session (s_\w+) \(new\) · offline model \(ANTHROPIC_API_KEY is not set\)/m);
     const sessionId = banner[1] as string;
     const windowLine = await chat.waitFor(
-      /^window 700 tokens \(100 reserved for the reply, (\d+) for tool definitions\), compaction above (\d+); \/help lists commands$/m,
+      /^window 700 tokens \(100 reserved for the reply, (\d+) for tool definitions and system prompt\), compaction above (\d+); \/help lists commands$/m,
     );
     expect(Number(windowLine[2])).toBe(700 - 100 - Number(windowLine[1]));
 

@@ -56,8 +56,13 @@ export interface RetrievalPolicy {
    * the summary and recent turns (0–1, default 1: retrieval stops at the matches it has).
    */
   share?: number;
-  /** Tokens retrieved turns may take when no budget is given (default 2000). */
+  /**
+   * Most tokens retrieved turns may take, beside the share (default: no further cap when a budget
+   * is given, 2000 when none is).
+   */
   maxTokens?: number;
+  /** Matches scoring below this fraction of the best match's bm25 score are left out (0–1). */
+  minRelevance?: number;
 }
 
 export interface BuiltContext {

@@ -87,4 +87,24 @@ describe('retrieveTurns', () => {
       code: 'TURN_NOT_FOUND',
     });
   });
+
+  it('leaves out matches far weaker than the best one with minRelevance', async () => {
+    const { ledger, head, question } = await conversation();
+    // "PostgreSQL version primary" matches the question strongly; "charts" and "colour" one filler turn each.
+    const query = 'PostgreSQL version primary charts';
+    const every = await ledger.retrieve(head, { query, budgetTokens: 2000 });
+    const strong = await ledger.retrieve(head, { query, budgetTokens: 2000, minRelevance: 0.6 });
+    expect(every.pieces.length).toBeGreaterThan(strong.pieces.length);
+    expect(strong.pieces.flatMap((piece) => piece.turnIds)).toContain(question);
+    expect(strong.text).not.toContain('colour scheme');
+    expect(every.text).toContain('colour scheme');
+  });
+
+  it('falls back to any word when only excluded turns hold every word of the query', async () => {
+    const { ledger, head, question } = await conversation();
+    const query = 'Which PostgreSQL version do we run on the primary?';
+    const retrieval = await ledger.retrieve(head, { query, budgetTokens: 500, excludeTurnIds: new Set([question]) });
+    expect(retrieval.pieces.flatMap((piece) => piece.turnIds)).not.toContain(question);
+    expect(retrieval.pieces.length).toBeGreaterThan(0);
+  });
 });

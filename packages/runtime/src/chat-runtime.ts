@@ -114,6 +114,11 @@ export interface ChatRuntime {
   respond(sessionId: string, options?: Omit<RunTurnOptions, 'inbound'>): Promise<TurnResult>;
   /** Compacts now and waits (manual, with optional instructions). */
   compact(sessionId: string, options?: { instructions?: string }): Promise<CompactionTurn>;
+  /**
+   * The context the next model call would get: the same budget, retrieval and system prompt as
+   * runTurn, at the session's head, for `query` (the incoming message; none shows the plain one).
+   */
+  contextFor(sessionId: string, options?: { query?: string }): Promise<BuiltContext>;
   /** The background compaction running for a session, if any. */
   compactionInFlight(sessionId: string): boolean;
   /** Waits for background compactions (call before closing the ledger). */
@@ -124,13 +129,27 @@ export interface ChatRuntime {
 }
 
 const DEFAULT_MAX_TOOL_ROUNDS = 8;
+/**
+ * The runtime's retrieval policy. The evaluation's best (share 1, no cap) measures evidence kept
+ * at 0.5k–8k budgets; a runtime's budget is a whole model window, where share 1 would send tens of
+ * thousands of retrieved tokens on every turn. Retrieval stops gaining past 4,000 tokens on both
+ * evaluation sets (docs/benchmarks.md), and half the budget stays for the summary and the thread.
+ */
+export const DEFAULT_RUNTIME_RETRIEVAL: RetrievalPolicy = { share: 0.5, maxTokens: 4000 };
 // After an overflow the retry's budget is cut to the API's limit over its count, with this margin,
 // so an estimate that undercounts real tokens cannot overflow twice for the same reason.
 const OVERFLOW_MARGIN = 0.9;
 
 export function createChatRuntime(options: ChatRuntimeOptions): ChatRuntime {
   const { ledger } = options;
-  const notify = (notice: RuntimeNotice) => options.onNotice?.(notice);
+  // A listener's failure is the listener's: it must not turn a written compaction into a failed one.
+  const notify = (notice: RuntimeNotice) => {
+    try {
+      options.onNotice?.(notice);
+    } catch {
+      // ignored on purpose
+    }
+  };
   const tools = new Map<string, RuntimeTool>();
   if (options.recallTool !== false) tools.set(RECALL_TOOL_NAME, recallTool(options));
   for (const tool of options.tools ?? []) tools.set(tool.definition.name, tool);
@@ -139,7 +158,7 @@ export function createChatRuntime(options: ChatRuntimeOptions): ChatRuntime {
   const toolTokens = definitions.length === 0 ? 0 : ledger.tokenCounter.countText(JSON.stringify(definitions));
   const systemTokens = options.systemPrompt ? ledger.tokenCounter.countText(options.systemPrompt) + 1 : 0;
   const scheduler = new CompactionScheduler(ledger, options.compaction ?? {}, notify, toolTokens + systemTokens);
-  const retrieval = options.retrieval ?? true;
+  const retrieval = options.retrieval === undefined || options.retrieval === true ? DEFAULT_RUNTIME_RETRIEVAL : options.retrieval;
   const maxToolRounds = options.maxToolRounds ?? DEFAULT_MAX_TOOL_ROUNDS;
 
   async function runTurn(
@@ -252,7 +271,8 @@ export function createChatRuntime(options: ChatRuntimeOptions): ChatRuntime {
           throw new ContextOverflowError(
             `The prompt is still too long for ${model.name} after compacting once (${error.message}). ` +
               `Nothing was lost: the ledger holds every turn (the head is ${head}). ` +
-              "Lower the session's contextWindow to the model's real window, or drop topics, then call respond() to answer it.",
+              "The session's contextWindow is probably larger than the model's: fork it with the model's window " +
+              '(forkFrom(turnId, { settings: { contextWindow } })) or drop topics, then call respond() to answer it.',
             error.promptTokens,
             error.limitTokens,
             { cause: error },
@@ -437,6 +457,15 @@ export function createChatRuntime(options: ChatRuntimeOptions): ChatRuntime {
     runTurn,
     respond,
     compact: (sessionId, compactOptions = {}) => scheduler.compactNow(sessionId, 'manual', compactOptions.instructions),
+    contextFor: async (sessionId, contextOptions = {}) => {
+      const session = await ledger.getSession(sessionId);
+      if (!session.headTurnId) throw new InvalidInputError(`Session ${sessionId} has no turns yet.`, 'sessionId');
+      return ledger.buildContext(session.headTurnId, {
+        budgetTokens: Math.max(0, session.settings.contextWindow - session.settings.reserveTokens - toolTokens),
+        ...(contextOptions.query ? { query: contextOptions.query, retrieval } : {}),
+        ...(options.systemPrompt ? { systemPrompt: options.systemPrompt } : {}),
+      });
+    },
     compactionInFlight: (sessionId) => scheduler.running(sessionId) !== undefined,
     idle: (sessionId) => scheduler.idle(sessionId),
     tools: definitions,
@@ -448,10 +477,13 @@ function recallTool(options: ChatRuntimeOptions): RuntimeTool {
   return {
     definition: recallToolDefinition as unknown as ToolDefinition,
     async run(input, { sessionId, turnIds }) {
+      // The question and what it arrived as are in front of the model already: not search results.
+      const current = await Promise.all(turnIds.map((id) => options.ledger.getTurn(id)));
       const handler = createRecallToolHandler({
         ledger: options.ledger,
         sessionId,
         excludeTurnIds: new Set(turnIds),
+        excludeEventIds: new Set(current.flatMap((turn) => (turn.turnType === 'normal' ? turn.eventIds : []))),
         ...(options.events
           ? {
               searchEvents: async (query: string, limit: number) =>

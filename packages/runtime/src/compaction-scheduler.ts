@@ -133,7 +133,9 @@ export class CompactionScheduler {
       ...settings,
       contextWindow: Math.max(0, settings.contextWindow - this.overheadTokens),
     });
-    return { trigger, summaryTokens, ...(instructions ? { instructions } : {}) };
+    // Standing instructions apply to every compaction the runtime makes, overflow ones included.
+    const standing = instructions ?? this.policy.instructions;
+    return { trigger, summaryTokens, ...(standing ? { instructions: standing } : {}) };
   }
 
   /** Null when a compaction is due; otherwise why not. */

@@ -10,7 +10,7 @@ export type {
   RuntimeTool,
   TurnResult,
 } from './chat-runtime.ts';
-export { createChatRuntime } from './chat-runtime.ts';
+export { createChatRuntime, DEFAULT_RUNTIME_RETRIEVAL } from './chat-runtime.ts';
 export type { CompactionNotice, CompactionPolicy } from './compaction-scheduler.ts';
 export type { OfflineChatModelOptions } from './offline-chat-model.ts';
 export { createOfflineChatModel, OFFLINE_MODEL_NAME } from './offline-chat-model.ts';

@@ -159,6 +159,30 @@ describe('a turn', () => {
 });
 
 describe('an inbound channel message', () => {
+  it('is not a search result for the question it carries: the recall tool leaves out its event and turn', async () => {
+    const { api, events, runtime, session } = await setup();
+    await events.append({
+      channel: 'slack:C0123',
+      externalId: 'msg-0999',
+      payload: { text: 'Staging deploy broke on the migration step' },
+    });
+    api.setResponder((request) =>
+      request.body.messages.length === 1
+        ? {
+            kind: 'content',
+            content: [{ type: 'tool_use', id: 'toolu_recall', name: 'search_history', input: { query: 'staging deploy' } }],
+          }
+        : { kind: 'text', text: 'Found it.' },
+    );
+    const result = await runtime.runTurn(session.id, 'Why did the staging deploy fail?', { inbound: INBOUND });
+    const toolResult = result.turns[2]?.content[0];
+    expect(toolResult).toMatchObject({ type: 'tool_result', tool_use_id: 'toolu_recall' });
+    const text = String((toolResult as { content?: unknown }).content);
+    expect(text).toContain('migration step');
+    expect(text).not.toContain(result.eventId as string);
+    expect(text).not.toContain(result.userTurn.id);
+  });
+
   it('is recorded as an event first, and the user turn cites it', async () => {
     const { api, ledger, events, runtime, session } = await setup();
     const result = await runtime.runTurn(session.id, 'Deploy failed on staging', { inbound: INBOUND });

@@ -31,15 +31,12 @@ export const SLASH_COMMANDS: Record<string, SlashCommand> = {
     },
   },
   context: {
-    usage: '/context',
-    summary: 'show what the model is sent next (summary, retrieved turns, recent turns)',
-    async run(state) {
+    usage: '/context [message]',
+    summary: 'what the model is sent next (for that message: with the turns retrieved for it)',
+    async run(state, message) {
       const session = await state.ledger.getSession(state.sessionId);
       if (!session.headTurnId) return void state.print('· the session is empty');
-      const built = await state.ledger.buildContext(session.headTurnId, {
-        budgetTokens: session.settings.contextWindow - session.settings.reserveTokens,
-      });
-      state.print(contextText(built));
+      state.print(contextText(await state.runtime.contextFor(state.sessionId, message ? { query: message } : {})));
       return undefined;
     },
   },

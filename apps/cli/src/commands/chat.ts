@@ -39,7 +39,7 @@ export const chatCommand: Command = {
   details:
     'With ANTHROPIC_API_KEY set (and ANTHROPIC_BASE_URL for a proxy), replies come from Anthropic and summaries from ' +
     '$NEXUS_SUMMARY_MODEL (default claude-haiku-4-5); without a key a labelled offline model answers. ' +
-    'Commands: /compact [instructions], /context, /history, /fork <turnId>, /tree, /search <text>, /topics, ' +
+    'Commands: /compact [instructions], /context [message], /history, /fork <turnId>, /tree, /search <text>, /topics, ' +
     '/expand <topicId>, /help, /exit. Small windows show compaction quickly: --context-window 2000 --reserve 200 --keep 400.',
   async run({ options, io, openLedger, openEventsLedger, env }) {
     if (io.json)
@@ -74,7 +74,7 @@ export const chatCommand: Command = {
     io.print(`nexus chat · session ${session.id}${requested ? ' (continued)' : ' (new)'} · ${choice.description}`);
     const { contextWindow, reserveTokens } = session.settings;
     io.print(
-      `window ${contextWindow} tokens (${reserveTokens} reserved for the reply, ${state.runtime.overheadTokens} for tool definitions), ` +
+      `window ${contextWindow} tokens (${reserveTokens} reserved for the reply, ${state.runtime.overheadTokens} for tool definitions and system prompt), ` +
         `compaction above ${contextWindow - reserveTokens - state.runtime.overheadTokens}; /help lists commands`,
     );
 

@@ -8,13 +8,19 @@ import { countContentTokens, countMessagesTokens, InvalidInputError, type TokenC
 import { type BuildContextOptions, type BuiltContext, buildContext, type RetrievalPolicy } from '../build-context.ts';
 import type { LedgerContext } from '../ledger-context.ts';
 import { retrieveTurns } from '../retrieval/retrieve-turns.ts';
+import { requireTurnRow } from '../store/chain.ts';
 import { turnFromRow } from '../store/row-mapping.ts';
-import { readTurnRowsById } from '../store/turns-by-id.ts';
 import { CONTINUATION_MARKER } from './assemble-context.ts';
 
 /** Measured best on devops and LongMemEval (docs/benchmarks.md): 0.75 and 0.9 kept less evidence. */
 export const DEFAULT_RETRIEVAL_SHARE = 1;
 export const DEFAULT_RETRIEVAL_MAX_TOKENS = 2000;
+/**
+ * Matches under 0.3 of the best one's bm25 score share a word or two with the message and little
+ * else. Measured (docs/benchmarks.md): 0.3 kept every question 0 did on LongMemEval and one more on
+ * devops at 1,000 tokens; 0.5 lost two devops questions at 500 tokens.
+ */
+export const DEFAULT_MIN_RELEVANCE = 0.3;
 
 export function buildHybridContext(ledger: LedgerContext, turnId: string, options: BuildContextOptions): BuiltContext {
   const policy: RetrievalPolicy = typeof options.retrieval === 'object' ? options.retrieval : {};
@@ -23,23 +29,31 @@ export function buildHybridContext(ledger: LedgerContext, turnId: string, option
     throw new InvalidInputError(`retrieval.share must be a number from 0 to 1; got ${String(share)}.`, 'retrieval.share');
   }
   const query = options.query?.trim() ?? '';
-  const plain = buildContext(ledger, turnId, { ...options, retrieval: false });
   // Nothing to retrieve by: the whole budget goes to the usual context.
-  if (query === '') return plain;
+  if (query === '') return buildContext(ledger, turnId, { ...options, retrieval: false });
   const budget = options.budgetTokens;
   const { tokenCounter } = ledger;
   // The newest exchange (the message being answered, and any tool calls and results since) is kept
   // before anything is retrieved: a context without it cannot be answered.
-  const newest = newestExchange(ledger, plain.includedTurnIds);
+  const newest = newestExchange(ledger, turnId);
   const reserved = newest.tokens === 0 ? 0 : newest.tokens + joinSlack(tokenCounter);
+  const cap = policy.maxTokens ?? Number.POSITIVE_INFINITY;
   const retrievalBudget =
     budget === undefined
       ? (policy.maxTokens ?? DEFAULT_RETRIEVAL_MAX_TOKENS)
-      : Math.max(0, Math.min(Math.floor(budget * share), budget - reserved));
+      : Math.max(0, Math.min(Math.floor(budget * share), budget - reserved, cap));
+  const minRelevance = policy.minRelevance ?? DEFAULT_MIN_RELEVANCE;
+  if (typeof minRelevance !== 'number' || !(minRelevance >= 0 && minRelevance <= 1)) {
+    throw new InvalidInputError(
+      `retrieval.minRelevance must be a number from 0 to 1; got ${String(minRelevance)}.`,
+      'retrieval.minRelevance',
+    );
+  }
   let retrieval = retrieveTurns(ledger, turnId, {
     query,
     budgetTokens: retrievalBudget,
     sessionId: options.sessionId,
+    minRelevance,
     excludeTurnIds: new Set(newest.turnIds),
   });
   const baseOptions: BuildContextOptions = {
@@ -61,6 +75,7 @@ export function buildHybridContext(ledger: LedgerContext, turnId: string, option
       query,
       budgetTokens: retrieval.tokens,
       sessionId: options.sessionId,
+      minRelevance,
       excludeTurnIds: new Set([...newest.turnIds, ...shown]),
     });
     if (retrieval.pieces.length === 0) return base;
@@ -84,24 +99,24 @@ function joinSlack(tokenCounter: TokenCounter): number {
 }
 
 /**
- * The newest included turns back to the last user turn that says something (not only tool
- * results), with their tokens: what the model is being asked to answer. Nothing when the newest
- * turn is an assistant's answer without tool calls: that exchange is complete, nothing awaits one.
+ * The turns back from `turnId` to the last user turn that says something (not only tool results),
+ * compactions skipped, with their tokens: what the model is being asked to answer. Nothing when the
+ * newest turn is an assistant's answer without tool calls: that exchange is complete.
  */
-function newestExchange(ledger: LedgerContext, includedTurnIds: readonly string[]): { turnIds: string[]; tokens: number } {
-  const rows = readTurnRowsById(ledger.database.db, includedTurnIds.slice(-NEWEST_EXCHANGE_MAX_TURNS));
+function newestExchange(ledger: LedgerContext, turnId: string): { turnIds: string[]; tokens: number } {
+  const db = ledger.database.db;
   const turnIds: string[] = [];
   let tokens = 0;
-  for (const id of [...includedTurnIds].reverse().slice(0, NEWEST_EXCHANGE_MAX_TURNS)) {
-    const row = rows.get(id);
-    if (!row) break;
+  let row: ReturnType<typeof requireTurnRow> | null = requireTurnRow(db, turnId);
+  while (row && turnIds.length < NEWEST_EXCHANGE_MAX_TURNS) {
     const turn = turnFromRow(row);
-    const answered =
-      turn.turnType === 'normal' && turn.role === 'assistant' && !turn.content.some((block) => block.type === 'tool_use');
+    row = row.parentTurnId ? requireTurnRow(db, row.parentTurnId) : null;
+    if (turn.turnType !== 'normal') continue;
+    const answered = turn.role === 'assistant' && !turn.content.some((block) => block.type === 'tool_use');
     if (turnIds.length === 0 && answered) break;
-    turnIds.push(id);
+    turnIds.push(turn.id);
     tokens += turn.tokenCount;
-    if (turn.turnType === 'normal' && turn.role === 'user' && turn.content.some((block) => block.type === 'text')) break;
+    if (turn.role === 'user' && turn.content.some((block) => block.type === 'text')) break;
   }
   return { turnIds, tokens };
 }

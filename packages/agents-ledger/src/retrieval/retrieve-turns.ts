@@ -3,7 +3,7 @@
 // of the sources a hybrid context draws on (issue 8). Every piece says which turns it holds and
 // when they were said.
 
-import { contentText, InvalidInputError, type NormalTurn } from '@nexus/core';
+import { contentText, InvalidInputError, type NormalTurn, toSafeMatch } from '@nexus/core';
 import type { LedgerContext } from '../ledger-context.ts';
 import { searchTurns } from '../search/search-turns.ts';
 import { chainSegments, isOnChain, requireSessionRow, requireTurnRow } from '../store/chain.ts';
@@ -21,6 +21,12 @@ export interface RetrieveOptions {
   excludeTurnIds?: ReadonlySet<string>;
   /** How many ranked matches to consider (default 100, at most 200). */
   candidates?: number;
+  /**
+   * Leave out matches scoring below this fraction of the best match's bm25 score (0–1, default 0:
+   * every match). A cut-off keeps turns that share a word or two with the message from filling
+   * the budget.
+   */
+  minRelevance?: number;
 }
 
 export interface RetrievedPiece {
@@ -55,21 +61,36 @@ export function retrieveTurns(ledger: LedgerContext, atTurnId: string, options: 
   const line = chainSegments(db, at);
   const query = options.query.trim();
   if (query === '') return { pieces: [], text: '', tokens: 0 };
-  const hits = searchTurns(ledger, query, {
-    view: 'raw',
-    sessionId: view.id,
-    turnType: 'normal',
-    limit: Math.min(200, Math.max(1, options.candidates ?? 100)),
-  }).hits;
-  const matched = readTurnRowsById(
-    db,
-    hits.map((hit) => hit.turnId),
-  );
-  const onLine = hits
-    .map((hit) => matched.get(hit.turnId))
-    .filter((row): row is NonNullable<typeof row> => row !== undefined && isOnChain(line, row) && row.depth <= at.depth);
-
   const used = new Set(options.excludeTurnIds ?? []);
+  const matchesOnLine = (text: string, advanced: boolean) => {
+    const hits = searchTurns(ledger, text, {
+      view: 'raw',
+      sessionId: view.id,
+      turnType: 'normal',
+      limit: Math.min(200, Math.max(1, options.candidates ?? 100)),
+      advanced,
+    }).hits;
+    const matched = readTurnRowsById(
+      db,
+      hits.map((hit) => hit.turnId),
+    );
+    // bm25 scores are negative, better when lower: relevance is a hit's score over the best one's.
+    const best = hits[0]?.score ?? 0;
+    const floor = options.minRelevance ?? 0;
+    const rows = hits
+      .filter((hit) => floor <= 0 || best === 0 || hit.score / best >= floor)
+      .map((hit) => matched.get(hit.turnId))
+      .filter((row): row is NonNullable<typeof row> => row !== undefined && isOnChain(line, row) && row.depth <= at.depth);
+    return { matched, rows };
+  };
+  let { matched, rows: onLine } = matchesOnLine(query, false);
+  // Search wants every word first. The message being answered has all of its own words, so when
+  // it (excluded) or turns off this line were the only such matches, any word will do.
+  const anyWord = toSafeMatch(query, 'any');
+  if (onLine.every((row) => used.has(row.id)) && anyWord.match && anyWord.terms.length > 1) {
+    ({ matched, rows: onLine } = matchesOnLine(anyWord.match, true));
+  }
+
   const headerTokens = ledger.tokenCounter.countText(RETRIEVAL_HEADER);
   let tokens = headerTokens;
   const pieces: RetrievedPiece[] = [];

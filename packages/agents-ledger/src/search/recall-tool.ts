@@ -59,6 +59,8 @@ export interface RecallToolOptions {
    * a search for the question's words would otherwise return the question.
    */
   excludeTurnIds?: ReadonlySet<string>;
+  /** Events those turns answer (the inbound message the question arrived as), likewise left out. */
+  excludeEventIds?: ReadonlySet<string>;
 }
 
 /** Runs the tool. Never throws on bad model input: the model gets an error text it can act on. */
@@ -84,7 +86,12 @@ export function createRecallToolHandler(options: RecallToolOptions) {
       turnHits = keep(await options.ledger.search(anyWord.match, { ...searchOptions, advanced: true }));
     }
     const turns = { hits: turnHits };
-    const events = options.searchEvents ? await options.searchEvents(query, take) : [];
+    const excludedEvents = options.excludeEventIds ?? new Set<string>();
+    const events = options.searchEvents
+      ? (await options.searchEvents(query, take + excludedEvents.size))
+          .filter((hit) => !excludedEvents.has(hit.eventId))
+          .slice(0, take)
+      : [];
     const hits: Array<RecallHit & { score: number }> = [
       ...turns.hits.map((hit) => ({
         id: hit.turnId,
