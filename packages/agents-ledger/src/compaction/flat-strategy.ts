@@ -28,7 +28,7 @@ export function createFlatStrategy(): CompactionStrategy {
         firstKeptTurnId: toKeep[0]?.id ?? null,
         summarizer: result.writtenBy ?? input.summarizer.name,
         usage: result.usage,
-        summarizerCalls: result.calls?.length ?? 1,
+        summarizerCalls: 1,
         ...(result.calls ? { calls: result.calls } : {}),
         sources: {
           count: toSummarize.length + (input.previous ? 1 : 0),
