@@ -5,8 +5,7 @@
 // scheduler, which runs it off the critical path. When the API says the prompt is too long it
 // compacts once (trigger `overflow`) and retries; a second overflow fails with every turn kept.
 
-import type { AgentsLedger, BuiltContext, RetrievalPolicy } from '@nexus/agents-ledger';
-import { createRecallToolHandler, RECALL_TOOL_NAME, recallToolDefinition } from '@nexus/agents-ledger';
+import type { BuiltContext, RetrievalPolicy } from '@nexus/agents-ledger';
 import {
   type CompactionTurn,
   type ContentBlock,
@@ -21,112 +20,10 @@ import {
   type ToolResultBlock,
   type ToolUseBlock,
 } from '@nexus/core';
-import type { EventsLedger } from '@nexus/events-ledger';
-import type { ChatModel, ModelReply, ModelRequest, ToolDefinition } from './chat-model.ts';
-import { type CompactionNotice, type CompactionPolicy, CompactionScheduler } from './compaction-scheduler.ts';
-
-export interface RuntimeTool {
-  definition: ToolDefinition;
-  /** Returns the tool_result text; a thrown error becomes an `is_error` result the model can read. */
-  /** `turnIds`: the turns this runTurn has appended so far (the question, earlier tool rounds). */
-  run(
-    input: unknown,
-    context: { sessionId: string; turnIds: readonly string[] },
-  ): Promise<{ content: string; isError?: boolean }>;
-}
-
-export type RuntimeNotice =
-  | CompactionNotice
-  | { type: 'tool-call'; sessionId: string; name: string; input: unknown; isError: boolean };
-
-export interface ChatRuntimeOptions {
-  ledger: AgentsLedger;
-  /** Where inbound channel messages are recorded; required to pass `inbound` to runTurn. */
-  events?: EventsLedger;
-  model: ChatModel;
-  systemPrompt?: string;
-  /** Tools beside the recall tool. */
-  tools?: RuntimeTool[];
-  /** Register `search_history` over the whole history (default true). */
-  recallTool?: boolean;
-  /** The hybrid context's retrieval (default true: the ledger's default policy); false for summary + recent turns only. */
-  retrieval?: boolean | RetrievalPolicy;
-  compaction?: CompactionPolicy;
-  /** Model calls per turn before the model must answer without tools (default 8). */
-  maxToolRounds?: number;
-  /**
-   * Count each prompt's exact tokens with the model's count-tokens endpoint before sending it, and
-   * recover from an overflow there rather than from a failed request (default false: one more API
-   * call per model call). Needs a model with `countTokens`.
-   */
-  countTokensBeforeSending?: boolean;
-  onNotice?: (notice: RuntimeNotice) => void;
-}
-
-export interface InboundMessage {
-  channel: string;
-  /** The channel's own message id: a redelivered message is recognised and not answered twice. */
-  externalId: string;
-  author?: string;
-  occurredAt?: number | string;
-}
-
-export interface RunTurnOptions {
-  /** Another model for this turn only. */
-  model?: ChatModel;
-  /** The message came from a channel: record it as an event first and cite it from the user turn. */
-  inbound?: InboundMessage;
-  /** What to retrieve and rank topics by; the incoming message by default. */
-  query?: string;
-  signal?: AbortSignal;
-}
-
-export interface TurnResult {
-  sessionId: string;
-  /** The user turn (for a redelivered message, the turn that already answered it). */
-  userTurn: NormalTurn;
-  /** The final assistant turn; null for a redelivered message. */
-  reply: NormalTurn | null;
-  /** The reply's text. */
-  text: string;
-  /** Every turn this call appended, in order (user, tool calls and results, reply). */
-  turns: NormalTurn[];
-  eventId: string | null;
-  /** True when the inbound event was already recorded and answered: nothing was appended. */
-  duplicate: boolean;
-  /** The context the last model call was given. */
-  context: {
-    tokens: number;
-    budgetTokens: number;
-    compactionTurnId: string | null;
-    retrievedTurnIds: string[];
-    messages: number;
-  };
-  /** The compaction written to recover from an overflow, if one was. */
-  overflowCompaction: CompactionTurn | null;
-  usage: { inputTokens: number; outputTokens: number };
-  modelCalls: number;
-}
-
-export interface ChatRuntime {
-  runTurn(sessionId: string, input: string | ContentBlock[], options?: RunTurnOptions): Promise<TurnResult>;
-  /** Answers the session's head as it stands (after a runTurn whose model call failed), appending no user turn. */
-  respond(sessionId: string, options?: Omit<RunTurnOptions, 'inbound'>): Promise<TurnResult>;
-  /** Compacts now and waits (manual, with optional instructions). */
-  compact(sessionId: string, options?: { instructions?: string }): Promise<CompactionTurn>;
-  /**
-   * The context the next model call would get: the same budget, retrieval and system prompt as
-   * runTurn, at the session's head, for `query` (the incoming message; none shows the plain one).
-   */
-  contextFor(sessionId: string, options?: { query?: string }): Promise<BuiltContext>;
-  /** The background compaction running for a session, if any. */
-  compactionInFlight(sessionId: string): boolean;
-  /** Waits for background compactions (call before closing the ledger). */
-  idle(sessionId?: string): Promise<void>;
-  readonly tools: ToolDefinition[];
-  /** Tokens every prompt carries beside the ledger's context (tool definitions, system prompt). */
-  readonly overheadTokens: number;
-}
+import type { ChatModel, ModelReply, ModelRequest } from './chat-model.ts';
+import { CompactionScheduler } from './compaction-scheduler.ts';
+import type { ChatRuntime, ChatRuntimeOptions, RunTurnOptions, RuntimeNotice, TurnResult } from './runtime-types.ts';
+import { createToolbox } from './tools.ts';
 
 const DEFAULT_MAX_TOOL_ROUNDS = 8;
 /**
@@ -150,10 +47,8 @@ export function createChatRuntime(options: ChatRuntimeOptions): ChatRuntime {
       // ignored on purpose
     }
   };
-  const tools = new Map<string, RuntimeTool>();
-  if (options.recallTool !== false) tools.set(RECALL_TOOL_NAME, recallTool(options));
-  for (const tool of options.tools ?? []) tools.set(tool.definition.name, tool);
-  const definitions = [...tools.values()].map((tool) => tool.definition);
+  const toolbox = createToolbox(options, notify);
+  const { definitions } = toolbox;
   // Tool definitions go with every prompt the model counts, so they come out of every budget.
   const toolTokens = definitions.length === 0 ? 0 : ledger.tokenCounter.countText(JSON.stringify(definitions));
   const systemTokens = options.systemPrompt ? ledger.tokenCounter.countText(options.systemPrompt) + 1 : 0;
@@ -338,7 +233,7 @@ export function createChatRuntime(options: ChatRuntimeOptions): ChatRuntime {
         };
       }
       toolRounds += 1;
-      const results = await runTools(sessionId, calls, [
+      const results = await toolbox.run(sessionId, calls, [
         ...(turnOptions.currentTurnIds ?? []),
         ...appended.map((turn) => turn.id),
       ]);
@@ -381,37 +276,6 @@ export function createChatRuntime(options: ChatRuntimeOptions): ChatRuntime {
         { cause: error },
       );
     }
-  }
-
-  async function runTools(sessionId: string, calls: ToolUseBlock[], turnIds: readonly string[]): Promise<ToolResultBlock[]> {
-    const results: ToolResultBlock[] = [];
-    for (const call of calls) {
-      const tool = tools.get(call.name);
-      let outcome: { content: string; isError?: boolean };
-      if (!tool)
-        outcome = {
-          content: `No tool named "${call.name}". Available: ${[...tools.keys()].join(', ') || 'none'}.`,
-          isError: true,
-        };
-      else {
-        try {
-          outcome = await tool.run(call.input, { sessionId, turnIds });
-        } catch (error) {
-          outcome = {
-            content: `The tool ${call.name} failed: ${error instanceof Error ? error.message : String(error)}`,
-            isError: true,
-          };
-        }
-      }
-      notify({ type: 'tool-call', sessionId, name: call.name, input: call.input, isError: outcome.isError === true });
-      results.push({
-        type: 'tool_result',
-        tool_use_id: call.id,
-        content: outcome.content,
-        ...(outcome.isError ? { is_error: true } : {}),
-      });
-    }
-    return results;
   }
 
   /** The user turn of this session citing the event, if one was recorded. */
@@ -470,34 +334,5 @@ export function createChatRuntime(options: ChatRuntimeOptions): ChatRuntime {
     idle: (sessionId) => scheduler.idle(sessionId),
     tools: definitions,
     overheadTokens: toolTokens + systemTokens,
-  };
-}
-
-function recallTool(options: ChatRuntimeOptions): RuntimeTool {
-  return {
-    definition: recallToolDefinition as unknown as ToolDefinition,
-    async run(input, { sessionId, turnIds }) {
-      // The question and what it arrived as are in front of the model already: not search results.
-      const current = await Promise.all(turnIds.map((id) => options.ledger.getTurn(id)));
-      const handler = createRecallToolHandler({
-        ledger: options.ledger,
-        sessionId,
-        excludeTurnIds: new Set(turnIds),
-        excludeEventIds: new Set(current.flatMap((turn) => (turn.turnType === 'normal' ? turn.eventIds : []))),
-        ...(options.events
-          ? {
-              searchEvents: async (query: string, limit: number) =>
-                (await (options.events as EventsLedger).search(query, { limit })).hits.map((hit) => ({
-                  eventId: hit.eventId,
-                  occurredAt: hit.occurredAt,
-                  snippet: hit.snippet,
-                  score: hit.score,
-                })),
-            }
-          : {}),
-      });
-      const { content, isError } = await handler(input);
-      return { content, isError };
-    },
   };
 }
