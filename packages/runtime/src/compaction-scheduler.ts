@@ -74,18 +74,10 @@ export class CompactionScheduler {
     await this.inFlight.get(sessionId);
     const contextTokens = (await this.ledger.contextUsage(sessionId)).contextTokens;
     try {
-      const compaction = await this.ledger.compact(sessionId, {
+      return await this.compactAndAnnounce(sessionId, {
         ...(await this.compactOptions(sessionId, trigger, instructions)),
         ...(keepFromTurnId ? { keepFromTurnId } : {}),
       });
-      this.failedAt.delete(sessionId);
-      this.notify({
-        type: 'compaction-finished',
-        sessionId,
-        compaction,
-        savedTokens: compaction.tokensBefore - compaction.tokensAfter,
-      });
-      return compaction;
     } catch (error) {
       this.failedAt.set(sessionId, contextTokens);
       throw error;
@@ -103,15 +95,7 @@ export class CompactionScheduler {
       const contextTokens = (await this.ledger.contextUsage(sessionId)).contextTokens;
       this.notify({ type: 'compaction-started', sessionId, trigger, contextTokens });
       try {
-        const compaction = await this.ledger.compact(sessionId, await this.compactOptions(sessionId, trigger, instructions));
-        this.failedAt.delete(sessionId);
-        this.notify({
-          type: 'compaction-finished',
-          sessionId,
-          compaction,
-          savedTokens: compaction.tokensBefore - compaction.tokensAfter,
-        });
-        return compaction;
+        return await this.compactAndAnnounce(sessionId, await this.compactOptions(sessionId, trigger, instructions));
       } catch (error) {
         if (error instanceof NothingToCompactError || error instanceof HeadConflictError) {
           this.notify({ type: 'compaction-skipped', sessionId, reason: error.message });
@@ -124,6 +108,19 @@ export class CompactionScheduler {
     })().finally(() => this.inFlight.delete(sessionId));
     this.inFlight.set(sessionId, running);
     return running;
+  }
+
+  /** Writes the compaction; a success clears the failed-attempt mark and is announced with what it saved. */
+  private async compactAndAnnounce(sessionId: string, options: CompactOptions): Promise<CompactionTurn> {
+    const compaction = await this.ledger.compact(sessionId, options);
+    this.failedAt.delete(sessionId);
+    this.notify({
+      type: 'compaction-finished',
+      sessionId,
+      compaction,
+      savedTokens: compaction.tokensBefore - compaction.tokensAfter,
+    });
+    return compaction;
   }
 
   /** The summary sized for the window the overhead leaves (docs/compaction.md: half the room). */
