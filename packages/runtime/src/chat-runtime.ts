@@ -55,6 +55,8 @@ export function createChatRuntime(options: ChatRuntimeOptions): ChatRuntime {
   const scheduler = new CompactionScheduler(ledger, options.compaction ?? {}, notify, toolTokens + systemTokens);
   const retrieval = options.retrieval === undefined || options.retrieval === true ? DEFAULT_RUNTIME_RETRIEVAL : options.retrieval;
   const maxToolRounds = options.maxToolRounds ?? DEFAULT_MAX_TOOL_ROUNDS;
+  /** What the ledger's context may take: the window less the reply's reserve and the tool definitions. */
+  const contextBudget = (settings: SessionSettings) => Math.max(0, settings.contextWindow - settings.reserveTokens - toolTokens);
 
   async function runTurn(
     sessionId: string,
@@ -121,7 +123,7 @@ export function createChatRuntime(options: ChatRuntimeOptions): ChatRuntime {
   ): Promise<Omit<TurnResult, 'userTurn' | 'eventId'>> {
     const model = turnOptions.model ?? options.model;
     const session = await ledger.getSession(sessionId);
-    let budgetTokens = Math.max(0, session.settings.contextWindow - session.settings.reserveTokens - toolTokens);
+    let budgetTokens = contextBudget(session.settings);
     const usage = { inputTokens: 0, outputTokens: 0 };
     let overflowCompaction: CompactionTurn | null = null;
     let recoveredOnce = false;
@@ -325,7 +327,7 @@ export function createChatRuntime(options: ChatRuntimeOptions): ChatRuntime {
       const session = await ledger.getSession(sessionId);
       if (!session.headTurnId) throw new InvalidInputError(`Session ${sessionId} has no turns yet.`, 'sessionId');
       return ledger.buildContext(session.headTurnId, {
-        budgetTokens: Math.max(0, session.settings.contextWindow - session.settings.reserveTokens - toolTokens),
+        budgetTokens: contextBudget(session.settings),
         ...(contextOptions.query ? { query: contextOptions.query, retrieval } : {}),
         ...(options.systemPrompt ? { systemPrompt: options.systemPrompt } : {}),
       });
