@@ -15,7 +15,9 @@ const ALLOWED: Record<string, string[]> = {
   'events-ledger': ['core', 'db'],
   'agents-ledger': ['core', 'db', 'summarizers', 'forest'],
   runtime: ['core', 'summarizers', 'agents-ledger', 'events-ledger'],
-  cli: ['core', 'db', 'summarizers', 'forest', 'agents-ledger', 'events-ledger', 'runtime'],
+  transcripts: ['core', 'agents-ledger'],
+  server: ['core', 'agents-ledger', 'events-ledger'],
+  cli: ['core', 'db', 'summarizers', 'forest', 'agents-ledger', 'events-ledger', 'runtime', 'transcripts', 'server'],
   // Test infrastructure: a loopback Messages API server. It depends on nothing; only tests use it.
   'loopback-api': [],
 };
