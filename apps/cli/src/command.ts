@@ -53,5 +53,10 @@ export interface Command {
   options: Record<string, OptionSpec>;
   /** A paragraph of detail for --help. */
   details?: string;
+  /**
+   * True for a command that never writes: it refuses a --db that does not exist (a typo must not
+   * create an empty ledger that then answers "no match") and opens the file read-only.
+   */
+  readsOnly?: boolean;
   run(input: CommandInput): Promise<unknown>;
 }
