@@ -23,6 +23,12 @@ export const agentSessions = sqliteTable(
     keepRecentTokens: integer('keep_recent_tokens').notNull(),
     /** The compaction strategy this session uses when none is named; null: the ledger's default. */
     compactionStrategy: text('compaction_strategy'),
+    /**
+     * What a model API said about this session's real window (JSON, see `SessionCalibration` in
+     * core): set when a "prompt is too long" error showed the settings above were too large, so a
+     * restart keeps the learned limit. Null: never calibrated.
+     */
+    calibration: text('calibration', { mode: 'json' }),
     createdAt: integer('created_at').notNull(),
   },
   (table) => [index('idx_sessions_parent').on(table.parentSessionId), index('idx_sessions_created').on(table.createdAt)],
