@@ -24,6 +24,7 @@ import { buildHybridContext } from './context/hybrid-context.ts';
 import { checkLedger, type Problem } from './doctor.ts';
 import { findCompactionThatSummarized, findLatestCompaction, getFullHistory, getSummarizedTurns } from './history.ts';
 import type { LedgerContext } from './ledger-context.ts';
+import { type RecordCompactionInput, recordCompaction } from './record-compaction.ts';
 import { type Retrieval, type RetrieveOptions, retrieveTurns } from './retrieval/retrieve-turns.ts';
 import { canonicalCompaction } from './search/canon.ts';
 import { searchTurns, type TurnSearchOptions, type TurnSearchResult } from './search/search-turns.ts';
@@ -80,6 +81,11 @@ export interface AgentsLedger {
   /** True when the session's context is over `contextWindow - reserveTokens`. */
   shouldCompact(sessionId: string): Promise<boolean>;
   compact(sessionId: string, options?: CompactOptions): Promise<CompactionTurn>;
+  /**
+   * Records a compaction made elsewhere (an imported transcript's): the given summary and cut,
+   * written as `compact` writes one, with no summarizer call and no shrink check.
+   */
+  recordCompaction(sessionId: string, input: RecordCompactionInput): Promise<CompactionTurn>;
   /** Full-text search over every turn, compacted or not (resolved view by default). */
   search(query: string, options?: TurnSearchOptions): Promise<TurnSearchResult>;
   /** The topmost compaction standing in for a turn on a session's line, or null when none has summarized it. */
@@ -148,6 +154,7 @@ export function createAgentsLedger(options: AgentsLedgerOptions): AgentsLedger {
     contextUsage: guarded(async (sessionId) => contextUsage(ledger, sessionId)),
     shouldCompact: guarded(async (sessionId) => contextUsage(ledger, sessionId).shouldCompact),
     compact: guarded((sessionId, compactOptions) => compact(ledger, sessionId, compactOptions)),
+    recordCompaction: guarded(async (sessionId, input) => recordCompaction(ledger, sessionId, input)),
     search: guarded(async (query, searchOptions) => searchTurns(ledger, query, searchOptions)),
     doctor: guarded(async () => checkLedger(ledger)),
     retrieve: guarded(async (atTurnId, retrieveOptions) => retrieveTurns(ledger, atTurnId, retrieveOptions)),
