@@ -243,3 +243,36 @@ export type EventRow = typeof events.$inferSelect;
 export type AgentSessionRow = typeof agentSessions.$inferSelect;
 export type AgentTurnRow = typeof agentTurns.$inferSelect;
 export type NewAgentTurnRow = typeof agentTurns.$inferInsert;
+
+/**
+ * A transcript imported from another tool (a Claude Code, Codex or pi session file): the ledger
+ * session it became, so a re-import finds it again.
+ */
+export const transcriptSources = sqliteTable('transcript_sources', {
+  /** Format and the source's own session id: `claude-code:<sessionId>`, `codex:<id>`, `pi:<id>`. */
+  sourceKey: text('source_key').primaryKey(),
+  format: text('format').notNull(),
+  sessionId: text('session_id')
+    .notNull()
+    .references(() => agentSessions.id),
+  path: text('path'),
+  importedAt: integer('imported_at').notNull(),
+});
+
+/**
+ * Each imported source line (by its id in the source, or its line number where it has none) and the
+ * turn that holds it, so a re-import skips it and a later line can name it as its parent. The
+ * primary key is the lookup index: a re-run costs one indexed read per line.
+ */
+export const transcriptLines = sqliteTable(
+  'transcript_lines',
+  {
+    sourceKey: text('source_key')
+      .notNull()
+      .references(() => transcriptSources.sourceKey),
+    lineId: text('line_id').notNull(),
+    /** The turn holding the line, or the nearest turn before it for a line that adds none (null before the first). */
+    turnId: text('turn_id').references(() => agentTurns.id),
+  },
+  (table) => [primaryKey({ columns: [table.sourceKey, table.lineId] })],
+);
