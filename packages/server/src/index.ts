@@ -1,1 +1,16 @@
-export {};
+// @nexus/server: the ledgers over HTTP (hono) and MCP (stdio), and the web viewer's files.
+
+export { isLoopbackHost, tokensMatch } from './access-guard.ts';
+export { createHttpApp, DEFAULT_MAX_BODY_BYTES, type HttpAppOptions } from './http-app.ts';
+export { type ErrorBody, errorBody, HttpError, statusOf } from './http-errors.ts';
+export { API_ROUTES, openApiDocument } from './openapi.ts';
+export { type SessionSignal, SessionSignals } from './session-signals.ts';
+export { DEFAULT_HEARTBEAT_MS, DEFAULT_POLL_INTERVAL_MS } from './session-stream.ts';
+export {
+  DEFAULT_HOST,
+  DEFAULT_PORT,
+  type HttpServerOptions,
+  type RunningHttpServer,
+  startHttpServer,
+} from './start-http-server.ts';
+export { DEFAULT_VIEWER_DIRECTORY } from './viewer-files.ts';

@@ -8,6 +8,7 @@ import { eventsAppend, eventsIngest, eventsList, eventsVerify } from './events.t
 import { importCommand } from './import.ts';
 import { context, history, treeCommand } from './reading.ts';
 import { doctorCommand, searchCommand } from './search.ts';
+import { serveCommand } from './serve.ts';
 import { sessionCreate, sessionList, sessionShow } from './session.ts';
 import { dropTopicCommand, expandCommand, findCommand, topicsCommand } from './topics.ts';
 import { turnAppend } from './turn-append.ts';
@@ -34,5 +35,6 @@ export const COMMANDS: Command[] = [
   eventsIngest,
   eventsList,
   eventsVerify,
+  serveCommand,
   demo,
 ];

@@ -1,0 +1,90 @@
+// The HTTP API as a hono app: guards first (host, token, origin, body size), then the routes, and
+// one error handler and one not-found handler so every failure has the same JSON shape. The app
+// has no socket of its own: tests call `app.request`, start-http-server.ts puts it on one.
+
+import type { AgentsLedger } from '@nexus/agents-ledger';
+import type { EventsLedger } from '@nexus/events-ledger';
+import { Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { loopbackOnly, requireToken, sameOriginWrites } from './access-guard.ts';
+import { HttpError, respondWithError } from './http-errors.ts';
+import { openApiDocument } from './openapi.ts';
+import { searchAndEventRoutes } from './routes/search-and-event-routes.ts';
+import { sessionRoutes } from './routes/session-routes.ts';
+import { turnRoutes } from './routes/turn-routes.ts';
+import { SessionSignals } from './session-signals.ts';
+import { DEFAULT_VIEWER_DIRECTORY, viewerFile } from './viewer-files.ts';
+
+export interface HttpAppOptions {
+  ledger: AgentsLedger;
+  events: EventsLedger;
+  /** With a token every /v1 request needs `Authorization: Bearer <token>`; without, loopback Host names only. */
+  token?: string;
+  /** The viewer's static files (packages/server/viewer by default). */
+  viewerDirectory?: string;
+  /** Largest request body, in bytes (default 4 MiB). */
+  maxBodyBytes?: number;
+  /** How often live streams read the head for writes from other processes (default 500 ms). */
+  pollIntervalMs?: number;
+  heartbeatMs?: number;
+  /** Where unexpected (5xx) errors are reported; stderr by default. */
+  logError?: (error: unknown) => void;
+  /** Shared with the MCP server or tests; a new one by default. */
+  signals?: SessionSignals;
+}
+
+export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
+
+export function createHttpApp(options: HttpAppOptions): Hono {
+  const app = new Hono();
+  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const viewerDirectory = options.viewerDirectory ?? DEFAULT_VIEWER_DIRECTORY;
+  const logError = options.logError ?? ((error: unknown) => console.error('nexus serve:', error));
+  const context = {
+    ledger: options.ledger,
+    events: options.events,
+    signals: options.signals ?? new SessionSignals(),
+    stream: { pollIntervalMs: options.pollIntervalMs, heartbeatMs: options.heartbeatMs },
+  };
+
+  if (!options.token) app.use('*', loopbackOnly());
+  // The page may load without the token (it reads it from #token=… and sends it itself); data may not.
+  if (options.token) app.use('/v1/*', requireToken(options.token));
+  app.use('/v1/*', sameOriginWrites());
+  app.use(
+    '/v1/*',
+    bodyLimit({
+      maxSize: maxBodyBytes,
+      onError: (c) =>
+        respondWithError(
+          c,
+          new HttpError('BODY_TOO_LARGE', `The request body is over the limit of ${maxBodyBytes} bytes; send smaller batches.`),
+        ),
+    }),
+  );
+
+  app.get('/v1/openapi.json', (c) => c.json(openApiDocument()));
+  sessionRoutes(app, context);
+  turnRoutes(app, context);
+  searchAndEventRoutes(app, context);
+
+  app.get('/', async (c) => (await viewerFile(viewerDirectory, 'index.html')) ?? notFound(c.req.path));
+  app.get('/viewer/:file', async (c) => (await viewerFile(viewerDirectory, c.req.param('file'))) ?? notFound(c.req.path));
+
+  app.notFound((c) =>
+    respondWithError(
+      c,
+      new HttpError('NOT_FOUND', `No route ${c.req.method} ${c.req.path}; GET /v1/openapi.json lists the routes.`),
+    ),
+  );
+  app.onError((error, c) => {
+    const response = respondWithError(c, error);
+    if (response.status >= 500) logError(error);
+    return response;
+  });
+
+  function notFound(requestPath: string): never {
+    throw new HttpError('NOT_FOUND', `No viewer file at ${requestPath}.`);
+  }
+  return app;
+}
