@@ -1,0 +1,65 @@
+// The sidebar: every session as a tree of forks, built from one listing (each session names the
+// session it was forked from), so the tree costs one request however many forks there are.
+
+import { getJson, itemsOf } from './api.js';
+import { errorBox, h, replaceChildren } from './dom.js';
+import { href } from './route.js';
+
+/** Sessions by parent: roots are those whose parent is not in the listing. */
+export function forkForest(sessions) {
+  const known = new Set(sessions.map((session) => session.id));
+  const children = new Map();
+  const roots = [];
+  const byAge = [...sessions].sort((left, right) => left.createdAt - right.createdAt || left.id.localeCompare(right.id));
+  for (const session of byAge) {
+    const parent = session.parentSessionId;
+    if (parent && known.has(parent)) {
+      if (!children.has(parent)) children.set(parent, []);
+      children.get(parent).push(session);
+    } else {
+      roots.push(session);
+    }
+  }
+  return { roots, children };
+}
+
+export async function renderSessions(container, currentSessionId) {
+  let sessions;
+  try {
+    sessions = itemsOf(await getJson('/v1/sessions', { limit: 200 }), 'sessions');
+  } catch (error) {
+    replaceChildren(container, h('h2', {}, 'Sessions'), errorBox(error));
+    return;
+  }
+  const { roots, children } = forkForest(sessions);
+  const item = (session) => {
+    const forks = children.get(session.id) ?? [];
+    const link = h(
+      'a',
+      {
+        href: href({ view: 'timeline', session: session.id }),
+        'aria-current': session.id === currentSessionId ? 'page' : null,
+        'data-session': session.id,
+      },
+      h(
+        'span',
+        { class: 'label' },
+        session.parentSessionId ? h('span', { class: 'fork-mark', title: 'fork' }, '↳ ') : null,
+        session.label ?? session.id,
+      ),
+      h(
+        'span',
+        { class: 'muted id' },
+        session.id,
+        session.forkedFromTurnId ? ` · at ${session.forkedFromTurnId}` : '',
+        session.compactionStrategy ? ` · ${session.compactionStrategy}` : '',
+      ),
+    );
+    return h('li', {}, link, forks.length ? h('ul', {}, forks.map(item)) : null);
+  };
+  replaceChildren(
+    container,
+    h('h2', {}, `Sessions (${sessions.length})`),
+    sessions.length === 0 ? h('p', { class: 'empty' }, 'No sessions yet.') : h('ul', { class: 'tree' }, roots.map(item)),
+  );
+}
