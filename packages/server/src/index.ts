@@ -3,6 +3,9 @@
 export { isLoopbackHost, tokensMatch } from './access-guard.ts';
 export { createHttpApp, DEFAULT_MAX_BODY_BYTES, type HttpAppOptions } from './http-app.ts';
 export { type ErrorBody, errorBody, HttpError, statusOf } from './http-errors.ts';
+export { createMcpServer, type McpServerOptions } from './mcp-server.ts';
+export { type McpStdioOptions, serveMcpOverStdio } from './mcp-stdio.ts';
+export { DEFAULT_CONTEXT_BUDGET, MAX_EXPAND_TURNS, MAX_TURN_CHARS } from './mcp-tools.ts';
 export { API_ROUTES, openApiDocument } from './openapi.ts';
 export { type SessionSignal, SessionSignals } from './session-signals.ts';
 export { DEFAULT_HEARTBEAT_MS, DEFAULT_POLL_INTERVAL_MS } from './session-stream.ts';

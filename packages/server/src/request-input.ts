@@ -7,8 +7,14 @@ import type { Context } from 'hono';
 import type { z } from 'zod';
 import { HttpError } from './http-errors.ts';
 
-/** The body as JSON (an empty body is `undefined`), checked against `schema`. */
-export async function readJsonBody<Schema extends z.ZodType>(context: Context, schema: Schema): Promise<z.output<Schema>> {
+/**
+ * The body as JSON (an empty body is `undefined`), checked against `schema`, or against the schema
+ * `schema(value)` picks (one item or a batch: a message about the shape sent beats "no union member matched").
+ */
+export async function readJsonBody<Schema extends z.ZodType>(
+  context: Context,
+  schema: Schema | ((value: unknown) => Schema),
+): Promise<z.output<Schema>> {
   const text = await context.req.text();
   let value: unknown;
   if (text.trim() !== '') {
@@ -18,7 +24,7 @@ export async function readJsonBody<Schema extends z.ZodType>(context: Context, s
       throw new HttpError('INVALID_JSON', `The request body is not valid JSON (${(error as Error).message}).`);
     }
   }
-  return checked(schema, value, 'body');
+  return checked(typeof schema === 'function' ? schema(value) : schema, value, 'body');
 }
 
 /** The query string, one value per name (the last when repeated), checked against `schema`. */

@@ -60,11 +60,17 @@ export const turnInput = z
   })
   .strict();
 
+const singleTurnBody = turnInput.extend({ expectedHeadTurnId: id.nullable().optional() }).strict();
+const turnBatchBody = z
+  .object({ turns: z.array(turnInput).min(1).max(1000), expectedHeadTurnId: id.nullable().optional() })
+  .strict();
 /** One turn, or `{ turns: [...] }`; `expectedHeadTurnId` (null = empty session) guards the first. */
-export const appendTurnsBody = z.union([
-  turnInput.extend({ expectedHeadTurnId: id.nullable().optional() }).strict(),
-  z.object({ turns: z.array(turnInput).min(1).max(1000), expectedHeadTurnId: id.nullable().optional() }).strict(),
-]);
+export const appendTurnsBody = z.union([singleTurnBody, turnBatchBody]);
+export const pickAppendTurnsBody = (value: unknown) => (hasField(value, 'turns') ? turnBatchBody : singleTurnBody);
+
+function hasField(value: unknown, field: string): boolean {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && field in value;
+}
 
 export const forkBody = z
   .object({
@@ -100,7 +106,9 @@ const eventInput = z
   .strict()
   .refine((value) => value.payload !== undefined, { message: 'payload is required (any JSON value)', path: ['payload'] });
 
-export const appendEventsBody = z.union([eventInput, z.object({ events: z.array(eventInput).min(1).max(1000) }).strict()]);
+const eventBatchBody = z.object({ events: z.array(eventInput).min(1).max(1000) }).strict();
+export const appendEventsBody = z.union([eventInput, eventBatchBody]);
+export const pickAppendEventsBody = (value: unknown) => (hasField(value, 'events') ? eventBatchBody : eventInput);
 
 export const listSessionsQuery = z.object({ limit: queryInteger(1, 1000).optional(), offset: queryInteger(0, 1e9).optional() });
 

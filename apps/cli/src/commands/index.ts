@@ -6,6 +6,7 @@ import { compactCommand, forkCommand } from './compaction.ts';
 import { demo } from './demo.ts';
 import { eventsAppend, eventsIngest, eventsList, eventsVerify } from './events.ts';
 import { importCommand } from './import.ts';
+import { mcpCommand } from './mcp.ts';
 import { context, history, treeCommand } from './reading.ts';
 import { doctorCommand, searchCommand } from './search.ts';
 import { serveCommand } from './serve.ts';
@@ -36,5 +37,6 @@ export const COMMANDS: Command[] = [
   eventsList,
   eventsVerify,
   serveCommand,
+  mcpCommand,
   demo,
 ];

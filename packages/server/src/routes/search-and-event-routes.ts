@@ -3,7 +3,7 @@
 import type { AppendEventInput } from '@nexus/events-ledger';
 import type { Hono } from 'hono';
 import { readJsonBody, readQuery } from '../request-input.ts';
-import { appendEventsBody, eventsQuery, searchQuery, verifyQuery } from '../request-schemas.ts';
+import { eventsQuery, pickAppendEventsBody, searchQuery, verifyQuery } from '../request-schemas.ts';
 import type { RouteContext } from './route-context.ts';
 
 export function searchAndEventRoutes(app: Hono, { ledger, events }: RouteContext): void {
@@ -20,7 +20,7 @@ export function searchAndEventRoutes(app: Hono, { ledger, events }: RouteContext
   });
 
   app.post('/v1/events', async (context) => {
-    const body = await readJsonBody(context, appendEventsBody);
+    const body = await readJsonBody(context, pickAppendEventsBody);
     const inputs = ('events' in body ? body.events : [body]) as AppendEventInput[];
     const appended = await events.appendBatch(inputs);
     // Re-sending a batch is safe: stored events come back with duplicate: true and nothing is written.

@@ -3,7 +3,7 @@
 import type { AppendTurnInput } from '@nexus/agents-ledger';
 import type { Hono } from 'hono';
 import { readJsonBody, readQuery } from '../request-input.ts';
-import { appendTurnsBody, compactBody, createSessionBody, listSessionsQuery } from '../request-schemas.ts';
+import { compactBody, createSessionBody, listSessionsQuery, pickAppendTurnsBody } from '../request-schemas.ts';
 import { streamSession } from '../session-stream.ts';
 import type { RouteContext } from './route-context.ts';
 
@@ -28,7 +28,7 @@ export function sessionRoutes(app: Hono, { ledger, signals, stream }: RouteConte
 
   app.post('/v1/sessions/:id/turns', async (context) => {
     const sessionId = context.req.param('id');
-    const body = await readJsonBody(context, appendTurnsBody);
+    const body = await readJsonBody(context, pickAppendTurnsBody);
     const { expectedHeadTurnId, ...rest } = body;
     const inputs: AppendTurnInput[] = 'turns' in rest ? [...rest.turns] : [rest as AppendTurnInput];
     // The guard belongs to the first turn: the ledger checks each later one against the running head.

@@ -1,0 +1,33 @@
+// `nexus mcp`: the ledger as an MCP server on stdio, for Claude Code, Cursor and any MCP client.
+// stdout carries the protocol, so this command prints nothing there: its log line goes to stderr.
+// It ends when the client closes stdin, or on SIGINT / SIGTERM.
+
+import { serveMcpOverStdio } from '@nexus/server';
+import { UsageError } from '../arguments.ts';
+import type { Command } from '../command.ts';
+
+export const mcpCommand: Command = {
+  path: ['mcp'],
+  summary: 'Serve the ledger to MCP clients on stdio (search_history, expand, get_context, list_sessions).',
+  arguments: [],
+  options: {},
+  readsOnly: true,
+  details:
+    'Read-only. Add it to Claude Code with `claude mcp add nexus -- npx nexus mcp --db /path/to/ledger.db`; ' +
+    'docs/mcp.md has Cursor and other clients. Logs go to stderr; stdout is the protocol.',
+  async run({ io, openLedger, dbPath }) {
+    if (io.json) throw new UsageError('nexus mcp speaks MCP on stdout and has no --json output.');
+    const stop = new AbortController();
+    const abort = () => stop.abort();
+    process.once('SIGINT', abort);
+    process.once('SIGTERM', abort);
+    process.stderr.write(`nexus mcp: serving ${dbPath} on stdio\n`);
+    try {
+      await serveMcpOverStdio({ ledger: openLedger(), input: io.stdin, output: process.stdout, signal: stop.signal });
+    } finally {
+      process.off('SIGINT', abort);
+      process.off('SIGTERM', abort);
+    }
+    return undefined;
+  },
+};

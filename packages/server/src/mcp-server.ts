@@ -1,0 +1,104 @@
+// `nexus mcp`: the ledger as an MCP server, so any MCP client (Claude Code, Cursor, …) can recall
+// what its compactions dropped. Four read-only tools, registered with the SDK's McpServer; the
+// work is in mcp-tools.ts. A LedgerError becomes a tool result with isError (the model can read it
+// and fix its call); anything else is the SDK's protocol error.
+
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { AgentsLedger } from '@nexus/agents-ledger';
+import { LedgerError } from '@nexus/core';
+import { z } from 'zod';
+import { expand, getContext, listSessions, MAX_EXPAND_TURNS, searchHistory } from './mcp-tools.ts';
+
+export interface McpServerOptions {
+  ledger: AgentsLedger;
+  name?: string;
+  version?: string;
+}
+
+const READ_ONLY = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false } as const;
+const id = z.string().min(1).max(200);
+
+export function createMcpServer(options: McpServerOptions): McpServer {
+  const { ledger } = options;
+  const server = new McpServer({ name: options.name ?? 'nexus', version: options.version ?? '0.1.0' });
+
+  server.registerTool(
+    'search_history',
+    {
+      title: 'Search the conversation history',
+      description:
+        'Full-text search over every recorded turn, including turns a compaction summarized away. A hit inside a ' +
+        'summarized turn is reported as the compaction standing for it, with `via` = the matching turn; pass either id to ' +
+        '`expand`. Words are matched as words (no syntax).',
+      inputSchema: {
+        query: z.string().min(1).max(2000).describe('words to look for'),
+        session: id.optional().describe('only this session’s line (its own turns and those it forked from)'),
+        raw: z.boolean().optional().describe('report the matching turns themselves rather than their compactions'),
+        limit: z.number().int().min(1).max(50).optional().describe('hits to return (default 10)'),
+        cursor: z.string().min(1).max(2000).optional().describe('nextCursor of a previous call'),
+      },
+      annotations: { title: 'Search history', ...READ_ONLY },
+    },
+    async (input) => answer(() => searchHistory(ledger, input)),
+  );
+
+  server.registerTool(
+    'expand',
+    {
+      title: 'Expand a compaction, topic or turn',
+      description:
+        'A compaction id → the turns its summary stands for; a topic id (from get_context or a union-find session) → ' +
+        `its member turns; any other turn id → that turn. At most ${MAX_EXPAND_TURNS} turns per call; page with offset.`,
+      inputSchema: {
+        id: id.describe('a compaction, topic or turn id'),
+        session: id.optional().describe('view topics as this session (a fork); default: the session of the id'),
+        offset: z.number().int().min(0).optional(),
+        limit: z.number().int().min(1).max(MAX_EXPAND_TURNS).optional(),
+      },
+      annotations: { title: 'Expand', ...READ_ONLY },
+    },
+    async (input) => answer(() => expand(ledger, input)),
+  );
+
+  server.registerTool(
+    'get_context',
+    {
+      title: 'The context at a turn',
+      description:
+        'What a model would be sent at a turn: the system text (summary, topics) and the messages, within a token ' +
+        'budget (default 8000). With a query, the topics nearest to it are chosen first.',
+      inputSchema: {
+        turnId: id.optional().describe('the turn; default: the head of `session`'),
+        session: id.optional(),
+        budget: z.number().int().min(1).max(10_000_000).optional().describe('tokens (default 8000)'),
+        query: z.string().max(10_000).optional(),
+      },
+      annotations: { title: 'Get context', ...READ_ONLY },
+    },
+    async (input) => answer(() => getContext(ledger, input)),
+  );
+
+  server.registerTool(
+    'list_sessions',
+    {
+      title: 'List sessions',
+      description: 'Recorded sessions, newest first, with their head turn and the session they were forked from.',
+      inputSchema: { limit: z.number().int().min(1).max(500).optional(), offset: z.number().int().min(0).optional() },
+      annotations: { title: 'List sessions', ...READ_ONLY },
+    },
+    async (input) => answer(() => listSessions(ledger, input)),
+  );
+
+  return server;
+}
+
+async function answer(work: () => Promise<Record<string, unknown>>): Promise<CallToolResult> {
+  try {
+    const result = await work();
+    return { content: [{ type: 'text', text: JSON.stringify(result, null, 2) }], structuredContent: result };
+  } catch (error) {
+    if (!LedgerError.isInstance(error)) throw error;
+    return { content: [{ type: 'text', text: `${error.code}: ${error.message}` }], isError: true };
+  }
+}

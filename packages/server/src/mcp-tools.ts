@@ -1,0 +1,160 @@
+// What the MCP tools do, as plain functions over the agents ledger: search the whole history,
+// expand a compaction or topic back to its turns, build the context at a turn, list sessions.
+// They only read. Results are JSON-ready and capped in size (MCP clients refuse huge results);
+// mcp-server.ts registers them with the SDK.
+
+import type { AgentsLedger } from '@nexus/agents-ledger';
+import { contentText, LedgerError, type Turn } from '@nexus/core';
+
+/** Text of one turn in a result; longer text is cut with a marker saying how to get all of it. */
+export const MAX_TURN_CHARS = 4000;
+/** Turns one `expand` call returns at most; `offset` pages through the rest. */
+export const MAX_EXPAND_TURNS = 50;
+/** Tokens get_context builds when no budget is given: a whole window would flood the client. */
+export const DEFAULT_CONTEXT_BUDGET = 8000;
+
+export interface TurnView {
+  id: string;
+  sessionId: string;
+  type: 'normal' | 'compaction';
+  role: string | null;
+  time: string;
+  text: string;
+  /** For compactions: what the summary stands for. */
+  summarizedThroughTurnId?: string;
+  tokensBefore?: number;
+  tokensAfter?: number;
+}
+
+export function turnView(turn: Turn): TurnView {
+  const time = new Date(turn.timestamp).toISOString();
+  if (turn.turnType === 'compaction') {
+    return {
+      id: turn.id,
+      sessionId: turn.sessionId,
+      type: 'compaction',
+      role: null,
+      time,
+      text: clipText(turn.summary, turn.id),
+      summarizedThroughTurnId: turn.summarizedThroughTurnId,
+      tokensBefore: turn.tokensBefore,
+      tokensAfter: turn.tokensAfter,
+    };
+  }
+  return {
+    id: turn.id,
+    sessionId: turn.sessionId,
+    type: 'normal',
+    role: turn.role,
+    time,
+    text: clipText(contentText(turn.content), turn.id),
+  };
+}
+
+function clipText(text: string, id: string): string {
+  if (text.length <= MAX_TURN_CHARS) return text;
+  return `${text.slice(0, MAX_TURN_CHARS)}… [${text.length - MAX_TURN_CHARS} more characters: GET /v1/turns/${id}]`;
+}
+
+export async function searchHistory(
+  ledger: AgentsLedger,
+  input: { query: string; session?: string; raw?: boolean; limit?: number; cursor?: string },
+) {
+  const result = await ledger.search(input.query, {
+    sessionId: input.session,
+    view: input.raw ? 'raw' : 'resolved',
+    limit: input.limit ?? 10,
+    cursor: input.cursor,
+  });
+  return {
+    hits: result.hits.map((hit) => ({
+      turnId: hit.turnId,
+      sessionId: hit.sessionId,
+      type: hit.turnType,
+      role: hit.role,
+      time: new Date(hit.timestamp).toISOString(),
+      snippet: hit.snippet,
+      // The summarized turn that matched, when the hit is the compaction standing in for it.
+      via: hit.via,
+    })),
+    nextCursor: result.nextCursor,
+  };
+}
+
+export async function expand(ledger: AgentsLedger, input: { id: string; session?: string; offset?: number; limit?: number }) {
+  const turn = await ledger.getTurn(input.id);
+  let kind: 'compaction' | 'topic' | 'turn';
+  let turns: Turn[];
+  if (turn.turnType === 'compaction') {
+    kind = 'compaction';
+    turns = await ledger.getSummarizedTurns(turn.id);
+  } else {
+    try {
+      turns = await ledger.expandTopic(turn.id, { sessionId: input.session });
+      kind = 'topic';
+    } catch (error) {
+      // Not a topic (no union-find compaction, or not a topic's root): the turn itself.
+      if (!LedgerError.isInstance(error) || error.code !== 'CLUSTER_NOT_FOUND') throw error;
+      kind = 'turn';
+      turns = [turn];
+    }
+  }
+  const offset = input.offset ?? 0;
+  const limit = Math.min(input.limit ?? MAX_EXPAND_TURNS, MAX_EXPAND_TURNS);
+  const page = turns.slice(offset, offset + limit);
+  return {
+    id: turn.id,
+    kind,
+    total: turns.length,
+    offset,
+    turns: page.map(turnView),
+    nextOffset: offset + page.length < turns.length ? offset + page.length : null,
+  };
+}
+
+export async function getContext(
+  ledger: AgentsLedger,
+  input: { turnId?: string; session?: string; budget?: number; query?: string },
+) {
+  let turnId = input.turnId;
+  if (turnId === undefined) {
+    if (input.session === undefined) throw new ToolInputError('Give turnId, or session for the context at its head.');
+    const head = (await ledger.getSession(input.session)).headTurnId;
+    if (head === null) throw new ToolInputError(`Session ${input.session} has no turns yet.`);
+    turnId = head;
+  }
+  const built = await ledger.buildContext(turnId, {
+    budgetTokens: input.budget ?? DEFAULT_CONTEXT_BUDGET,
+    query: input.query,
+    sessionId: input.session,
+  });
+  return {
+    turnId,
+    tokens: built.tokens,
+    compactionTurnId: built.compactionTurnId,
+    system: built.system,
+    messages: built.messages.map((message) => ({ role: message.role, text: contentText(message.content) })),
+    includedTurnIds: built.includedTurnIds,
+    topics: built.topics.map((topic) => topic.id),
+  };
+}
+
+export async function listSessions(ledger: AgentsLedger, input: { limit?: number; offset?: number }) {
+  const sessions = await ledger.listSessions({ limit: input.limit ?? 50, offset: input.offset ?? 0 });
+  return {
+    sessions: sessions.map((session) => ({
+      id: session.id,
+      label: session.label,
+      headTurnId: session.headTurnId,
+      parentSessionId: session.parentSessionId,
+      forkedFromTurnId: session.forkedFromTurnId,
+      created: new Date(session.createdAt).toISOString(),
+    })),
+  };
+}
+
+export class ToolInputError extends LedgerError {
+  constructor(message: string) {
+    super('INVALID_INPUT', message);
+  }
+}
