@@ -6,9 +6,11 @@ import {
   contentText,
   countContentTokens,
   HeadConflictError,
+  InvalidInputError,
   MessageTooLargeError,
   type NormalTurn,
   type Role,
+  toolResultIds,
   toolUseIds,
 } from '@nexus/core';
 import { type AgentTurnRow, type LedgerDrizzle, type NewAgentTurnRow, turnWrites } from '@nexus/db';
@@ -50,8 +52,11 @@ export function appendTurns(ledger: LedgerContext, sessionId: string, inputs: re
     const written: Array<{ row: AgentTurnRow; eventIds: string[] }> = [];
     for (const { input, role, content, timestamp, metadata, eventIds } of prepared) {
       if (input.expectedHeadTurnId !== undefined && input.expectedHeadTurnId !== (head?.id ?? null)) {
+        // A head that is no turn at all is a typo, not a race: say so rather than "another writer".
+        if (input.expectedHeadTurnId !== null) requireTurnRow(db, input.expectedHeadTurnId);
         throw new HeadConflictError(sessionId, input.expectedHeadTurnId, head?.id ?? null);
       }
+      refuseSecondResults(db, head, content);
       const tokenCount = countContentTokens(ledger.tokenCounter, content);
       if (tokenCount > session.contextWindow) throw new MessageTooLargeError(tokenCount, session.contextWindow);
       const row = insertTurnAfter(ledger, db, sessionId, head, {
@@ -72,6 +77,41 @@ export function appendTurns(ledger: LedgerContext, sessionId: string, inputs: re
     return written;
   });
   return rows.map(({ row, eventIds }) => turnFromRow(row, eventIds) as NormalTurn);
+}
+
+/** How far back along the chain a tool_result looks for an earlier result to the same call. */
+const RESULT_LOOKBACK_TURNS = 64;
+
+/**
+ * A tool call gets one result: the API refuses a context that answers it twice. Looks back from
+ * the head only until the call itself (results follow their call closely), so the cost stays
+ * constant however long the history.
+ */
+function refuseSecondResults(db: LedgerDrizzle, head: AgentTurnRow | null, content: readonly ContentBlock[]): void {
+  const ids = toolResultIds(content);
+  if (ids.length === 0) return;
+  const wanted = new Set<string>();
+  for (const id of ids) {
+    if (wanted.has(id)) throw secondResult(id, 'this same turn');
+    wanted.add(id);
+  }
+  let turn = head;
+  for (let step = 0; turn && wanted.size > 0 && step < RESULT_LOOKBACK_TURNS; step += 1) {
+    if (turn.turnType === 'normal' && Array.isArray(turn.content)) {
+      const blocks = turn.content as ContentBlock[];
+      for (const id of toolResultIds(blocks)) if (wanted.has(id)) throw secondResult(id, `turn ${turn.id}`);
+      for (const id of toolUseIds(blocks)) wanted.delete(id);
+    }
+    turn = turn.parentTurnId ? requireTurnRow(db, turn.parentTurnId) : null;
+  }
+}
+
+function secondResult(toolUseId: string, where: string): InvalidInputError {
+  return new InvalidInputError(
+    `A second tool_result for tool call ${toolUseId}: ${where} already answered it, and a call gets exactly one result. ` +
+      'Nothing was written; send the new information as text instead.',
+    'content',
+  );
 }
 
 type TurnFields = { id?: string } & Omit<

@@ -4,6 +4,7 @@
 // turn has at most one compactor), and so is every union-find forest (topics/check-forests.ts).
 // Reports problems as data; never repairs anything.
 
+import { findDanglingToolCalls } from './check-tool-calls.ts';
 import type { LedgerContext } from './ledger-context.ts';
 import { checkForests } from './topics/check-forests.ts';
 
@@ -11,6 +12,8 @@ export interface Problem {
   code: string;
   message: string;
   ids: string[];
+  /** An error breaks an invariant; a warning is worth knowing but every read still works. Default error. */
+  severity?: 'error' | 'warning';
 }
 
 interface CompactionRow {
@@ -83,5 +86,15 @@ export function checkLedger(ledger: LedgerContext): Problem[] {
     previousInSession = compaction;
   }
   problems.push(...checkForests(ledger));
+  for (const call of findDanglingToolCalls(ledger)) {
+    problems.push({
+      code: 'DANGLING_TOOL_CALL',
+      message:
+        `tool call ${call.toolUseIds.join(', ')} of turn ${call.turnId} (session ${call.sessionId}) was never answered; ` +
+        'contexts send an interrupted is_error result in its place.',
+      ids: [call.turnId, ...call.toolUseIds],
+      severity: 'warning',
+    });
+  }
   return problems;
 }

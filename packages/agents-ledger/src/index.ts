@@ -8,8 +8,8 @@ export type { CompactionInput, CompactionPlan, CompactionStrategy, ForestOutcome
 export { createFlatStrategy } from './compaction/flat-strategy.ts';
 export { createUnionFindStrategy } from './compaction/union-find-strategy.ts';
 export { assembleContext, CONTINUATION_MARKER, toMessages } from './context/assemble-context.ts';
-export { INTERRUPTED_TOOL_RESULT, pairToolCalls } from './context/pair-tool-calls.ts';
 export { DEFAULT_MIN_RELEVANCE, DEFAULT_RETRIEVAL_MAX_TOKENS, DEFAULT_RETRIEVAL_SHARE } from './context/hybrid-context.ts';
+export { INTERRUPTED_TOOL_RESULT, pairToolCalls } from './context/pair-tool-calls.ts';
 export type { Problem } from './doctor.ts';
 export type { Conversation, ConversationMessage, ConversationQuestion } from './import/conversation-file.ts';
 export { parseConversation, validateConversation } from './import/conversation-file.ts';

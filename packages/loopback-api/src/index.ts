@@ -13,3 +13,4 @@ export type {
   Route,
 } from './loopback-server.ts';
 export { echoResponder, estimateApiTokens, lastUserText, messageText, requestText, startLoopbackApi } from './loopback-server.ts';
+export { messagesProblems } from './messages-validation.ts';

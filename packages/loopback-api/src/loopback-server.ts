@@ -6,6 +6,7 @@
 
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { messagesProblems } from './messages-validation.ts';
 
 export interface ApiTextBlock {
   type: 'text';
@@ -69,6 +70,16 @@ export interface LoopbackOptions {
   respond?: Responder;
   /** Prompts over this many (estimated) tokens get a 400 "prompt is too long", as the API does. */
   contextWindow?: number;
+  /**
+   * Counts this many times the characters / 4 estimate (default 1): a tokenizer that counts far
+   * more than a client's estimate, or a proxy in front of a smaller model.
+   */
+  tokenMultiplier?: number;
+  /**
+   * Refuse, as the API does, messages that break its shape rules (roles alternate, every tool_use
+   * answered by a tool_result right after it, …: messages-validation.ts). Default true.
+   */
+  strictMessages?: boolean;
 }
 
 export interface LoopbackApi {
@@ -155,9 +166,14 @@ export async function startLoopbackApi(options: LoopbackOptions = {}): Promise<L
       sendJson(outgoing, 400, apiError('invalid_request_error', 'messages: Field required'));
       return;
     }
-    const inputTokens = estimateApiTokens(requestText(body));
+    const inputTokens = Math.ceil(estimateApiTokens(requestText(body)) * (options.tokenMultiplier ?? 1));
     const request: RecordedRequest = { route, body, headers: incoming.headers, inputTokens, receivedAt: Date.now() };
     requests.push(request);
+    const problems = options.strictMessages === false ? [] : messagesProblems(body.messages);
+    if (problems.length > 0) {
+      sendJson(outgoing, 400, apiError('invalid_request_error', problems[0] as string));
+      return;
+    }
 
     const queued = queue.findIndex((reply) => (reply.route ?? 'messages') === route);
     const scripted = queued >= 0 ? queue.splice(queued, 1)[0] : undefined;

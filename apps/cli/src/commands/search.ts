@@ -1,6 +1,6 @@
 // `nexus search` and `nexus doctor`.
 
-import type { TurnHit } from '@nexus/agents-ledger';
+import type { Problem, TurnHit } from '@nexus/agents-ledger';
 import { InvalidInputError, type Role, type TurnType } from '@nexus/core';
 import type { EventHit } from '@nexus/events-ledger';
 import { integerOption, stringOption, timeOption, UsageError } from '../arguments.ts';
@@ -150,11 +150,12 @@ export const doctorCommand: Command = {
   summary: 'Check the database: SQLite integrity, search indexes, compaction and forest invariants, event hash chains.',
   arguments: [],
   options: {},
-  details: 'Reports problems and exits 1 when there are any; repairs nothing.',
+  details:
+    'Reports problems and exits 1 when there are any; repairs nothing. Warnings (a tool call that was never answered, say) are listed but do not fail the check.',
   async run({ io, openLedger, openEventsLedger }) {
     const ledger = openLedger();
     const events = openEventsLedger();
-    const problems = [];
+    const problems: Problem[] = [];
     const quick = ledger.database.sqlite.pragma('quick_check', { simple: true });
     if (quick !== 'ok') problems.push({ code: 'SQLITE_INTEGRITY', message: `SQLite quick_check: ${String(quick)}`, ids: [] });
     problems.push(...(await ledger.doctor()));
@@ -174,11 +175,14 @@ export const doctorCommand: Command = {
         ids: broken.eventId ? [broken.eventId] : [],
       });
     }
-    if (problems.length === 0)
+    const errors = problems.filter((problem) => problem.severity !== 'warning');
+    if (errors.length === 0)
       io.print(`ok: integrity, search indexes, compactions, topic forests and ${chain.checked} event links checked`);
-    for (const problem of problems)
-      io.print(`${problem.code}: ${problem.message}${problem.ids.length ? ` [${problem.ids.join(', ')}]` : ''}`);
-    if (problems.length > 0) io.setExitCode(1);
-    return { ok: problems.length === 0, problems };
+    for (const problem of problems) {
+      const label = problem.severity === 'warning' ? 'warning ' : '';
+      io.print(`${label}${problem.code}: ${problem.message}${problem.ids.length ? ` [${problem.ids.join(', ')}]` : ''}`);
+    }
+    if (errors.length > 0) io.setExitCode(1);
+    return { ok: errors.length === 0, problems };
   },
 };

@@ -2,15 +2,8 @@
 // the raw turns, as Anthropic Messages API input, within a token budget. The ledger decides which
 // turns are candidates; this module decides what fits and makes it valid to send.
 
-import {
-  type ContentBlock,
-  countContentTokens,
-  countMessagesTokens,
-  type Message,
-  type NormalTurn,
-  type TokenCounter,
-  toolUseIds,
-} from '@nexus/core';
+import { countContentTokens, countMessagesTokens, type Message, type NormalTurn, type TokenCounter } from '@nexus/core';
+import { pairToolCalls } from './pair-tool-calls.ts';
 import { groupIntoUnits } from './turn-units.ts';
 
 export interface AssembleContextInput {
@@ -84,30 +77,22 @@ export function assembleContext(input: AssembleContextInput): AssembledContext {
 
 /**
  * Turns become alternating user/assistant messages, as the API requires: consecutive turns of one
- * role merge, the first message is a user's, and a tool_result whose tool_use is not in the
- * context becomes plain text (the API rejects an orphan result).
+ * role merge, the first message is a user's, and every tool call is paired with its result right
+ * after it (pair-tool-calls.ts: a call never answered gets an `is_error` result, an orphan result
+ * becomes plain text), so whatever was stored, the API accepts what is sent.
  */
 export function toMessages(turns: readonly NormalTurn[], hasSummary: boolean): Message[] {
   const messages: Message[] = [];
-  const seenToolUses = new Set<string>();
   for (const turn of turns) {
-    const content = turn.content.map((block) => orphanResultToText(block, seenToolUses));
-    for (const id of toolUseIds(turn.content)) seenToolUses.add(id);
     const last = messages.at(-1);
-    if (last && last.role === turn.role) last.content = [...last.content, ...content];
-    else messages.push({ role: turn.role, content });
+    if (last && last.role === turn.role) last.content = [...last.content, ...turn.content];
+    else messages.push({ role: turn.role, content: [...turn.content] });
   }
   if (messages[0]?.role === 'assistant') {
     const text = hasSummary ? CONTINUATION_MARKER : '[The conversation continues.]';
     messages.unshift({ role: 'user', content: [{ type: 'text', text }] });
   }
-  return messages;
-}
-
-function orphanResultToText(block: ContentBlock, seenToolUses: Set<string>): ContentBlock {
-  if (block.type !== 'tool_result' || seenToolUses.has(block.tool_use_id)) return block;
-  const text = typeof block.content === 'string' ? block.content : (block.content ?? []).map((part) => part.text).join('\n');
-  return { type: 'text', text: `[result of tool call ${block.tool_use_id}] ${text}` };
+  return pairToolCalls(messages);
 }
 
 function joinSystem(systemPrompt: string | undefined, summaryBlock: string | null): string {

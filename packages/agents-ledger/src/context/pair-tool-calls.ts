@@ -1,0 +1,63 @@
+// Makes a list of messages obey the Messages API's tool rule, whatever the ledger stored: every
+// tool_use of an assistant message is answered by a tool_result in the user message right after
+// it, results come first in that message, and no result stands anywhere else. A crash between a
+// tool call and its result, or a user who wrote on after a call that never got its answer, would
+// otherwise leave a session the API refuses on every later request. Pure: it only rewrites the
+// messages sent; the stored turns are untouched (doctor reports the dangling calls).
+
+import type { ContentBlock, Message, TextBlock, ToolResultBlock } from '@nexus/core';
+
+/** The text of the result that stands in for a call that was never answered. */
+export const INTERRUPTED_TOOL_RESULT =
+  'Interrupted: this tool call was never answered (the run stopped before its result was recorded). Its effect is unknown.';
+
+/**
+ * Pairs every tool_use with exactly one tool_result immediately after it: a missing result becomes
+ * a synthetic `is_error` one, a result that answers no call of the message before it (an orphan, a
+ * second result for one id, a result arriving after other messages) becomes plain text, and the
+ * results move to the front of their message.
+ */
+export function pairToolCalls(messages: readonly Message[]): Message[] {
+  const paired: Message[] = [];
+  let openCalls: string[] = [];
+  for (const message of messages) {
+    if (message.role === 'user') {
+      paired.push({ role: 'user', content: answerCalls(message.content, openCalls) });
+      openCalls = [];
+      continue;
+    }
+    if (openCalls.length > 0) paired.push({ role: 'user', content: answerCalls([], openCalls) });
+    const content = message.content.map((block) => (block.type === 'tool_result' ? resultAsText(block) : block));
+    paired.push({ role: 'assistant', content });
+    openCalls = [...new Set(content.flatMap((block) => (block.type === 'tool_use' ? [block.id] : [])))];
+  }
+  if (openCalls.length > 0) paired.push({ role: 'user', content: answerCalls([], openCalls) });
+  return paired;
+}
+
+/** The user message that follows a call-making message: one result per open call, first. */
+function answerCalls(content: readonly ContentBlock[], openCalls: readonly string[]): ContentBlock[] {
+  const open = new Set(openCalls);
+  const results = new Map<string, ToolResultBlock>();
+  const rest: ContentBlock[] = [];
+  for (const block of content) {
+    if (block.type === 'tool_result' && open.has(block.tool_use_id) && !results.has(block.tool_use_id)) {
+      results.set(block.tool_use_id, block);
+    } else if (block.type === 'tool_result') {
+      rest.push(resultAsText(block));
+    } else {
+      rest.push(block);
+    }
+  }
+  const answered = openCalls.map(
+    (id): ToolResultBlock =>
+      results.get(id) ?? { type: 'tool_result', tool_use_id: id, content: INTERRUPTED_TOOL_RESULT, is_error: true },
+  );
+  return [...answered, ...rest];
+}
+
+/** A result the API would refuse where it stands, kept as text so its content is still read. */
+function resultAsText(block: ToolResultBlock): TextBlock {
+  const text = typeof block.content === 'string' ? block.content : (block.content ?? []).map((part) => part.text).join('\n');
+  return { type: 'text', text: `[result of tool call ${block.tool_use_id}] ${text}`.trimEnd() };
+}
