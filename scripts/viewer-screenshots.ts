@@ -25,6 +25,8 @@ async function main(): Promise<void> {
       console.log(`wrote ${path.relative(root, file)}`);
     };
     const open = async (fragment: string) => {
+      // A new document each time: going from one #fragment to another would only fire hashchange.
+      await page.goto('about:blank');
       await page.goto(`${server.url}/#${fragment}`);
       await page.waitForSelector('body[data-ready="true"]');
     };
@@ -37,26 +39,27 @@ async function main(): Promise<void> {
     await open(`view=timeline&session=${fixture.migration.id}&at=${first.id}`);
     await page.click(`[data-turn="${first.id}"] [data-action="expand"]`);
     await page.waitForSelector(`[data-covered="${first.id}"] .turn`);
-    await page.locator(`[data-turn="${first.id}"]`).scrollIntoViewIfNeeded();
-    await page.evaluate((id) => document.getElementById(`turn-${id}`)?.scrollIntoView({ block: 'start' }), first.id);
+    await page.evaluate(`document.getElementById('turn-${first.id}').scrollIntoView({ block: 'start' })`);
     await shot('compaction-expanded');
 
     await open(`view=timeline&session=${fixture.fork.id}`);
-    await page.evaluate(() => document.querySelector('.fork-point')?.scrollIntoView({ block: 'center' }));
+    await page.evaluate(`document.querySelector('.fork-point').scrollIntoView({ block: 'center' })`);
     await shot('fork');
 
     await open('view=search&q=pgbouncer');
     await page.waitForSelector('[data-hit]');
     await shot('search');
 
-    await open(`view=context&session=${fixture.migration.id}&budget=400&query=${encodeURIComponent('pgbouncer version')}&retrieval=1`);
+    await open(
+      `view=context&session=${fixture.migration.id}&budget=400&query=${encodeURIComponent('pgbouncer version')}&retrieval=1`,
+    );
     await page.waitForSelector('[data-piece="turn"]');
     await shot('context');
 
     const topics = await fixture.ledger.topics(fixture.topics.id);
     await open(`view=topics&session=${fixture.topics.id}&topic=${topics[0]?.id ?? ''}`);
     await page.waitForSelector('[data-topic-turns] .turn');
-    await page.evaluate(() => window.scrollTo(0, 0));
+    await page.evaluate('window.scrollTo(0, 0)');
     await shot('topics');
 
     if (errors.length) throw new Error(`the page reported errors: ${errors.join('; ')}`);

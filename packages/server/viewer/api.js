@@ -122,7 +122,10 @@ export function subscribe(sessionId, onEvent) {
         await readEvents(response.body, onEvent);
       } catch (error) {
         if (closed) return;
-        onEvent({ type: 'error', data: { message: error.message } });
+        // A refused request (no token, unknown session) will not succeed by asking again.
+        const refused = error instanceof ApiError && error.status >= 400 && error.status < 500;
+        onEvent({ type: 'error', data: { message: error.message, final: refused } });
+        if (refused) return;
       }
       if (!closed) await new Promise((resolve) => setTimeout(resolve, 1000));
     }

@@ -32,6 +32,10 @@ show();
 
 async function show() {
   const route = currentRoute();
+  document.body.dataset.ready = 'false';
+  // Each visit draws into its own element: a slow view of a previous address draws off-page.
+  const view = h('div', {});
+  replaceChildren(main, view);
   setToken(route.token);
   document.getElementById('brand').setAttribute('href', href({ view: 'home' }));
   if (route.view === 'search') {
@@ -42,20 +46,20 @@ async function show() {
   const sidebarDrawn = renderSessions(sidebar, sessionId);
   follow(sessionId);
   try {
-    if (route.view === 'search') await renderSearch(main, { query: route.q ?? '', raw: route.raw === '1', sessionId });
-    else if (sessionId) await showSession(sessionId, route);
-    else showHome();
+    if (route.view === 'search') await renderSearch(view, { query: route.q ?? '', raw: route.raw === '1', sessionId });
+    else if (sessionId) await showSession(view, sessionId, route);
+    else showHome(view);
   } catch (error) {
-    replaceChildren(main, errorBox(error));
+    replaceChildren(view, errorBox(error));
   }
   await sidebarDrawn;
-  document.body.dataset.ready = 'true';
+  if (main.firstChild === view) document.body.dataset.ready = 'true';
 }
 
-function showHome() {
+function showHome(view) {
   onStreamEvent = () => {};
   replaceChildren(
-    main,
+    view,
     h('h1', {}, 'Agent ledger'),
     h(
       'p',
@@ -65,14 +69,14 @@ function showHome() {
   );
 }
 
-async function showSession(sessionId, route) {
+async function showSession(container, sessionId, route) {
   const [session, tree] = await Promise.all([
     getJson(`/v1/sessions/${segment(sessionId)}`),
     getJson(`/v1/sessions/${segment(sessionId)}/tree`).catch(() => null),
   ]);
   const view = route.view === 'topics' || route.view === 'context' ? route.view : 'timeline';
   const body = h('div', {});
-  replaceChildren(main, sessionHeader(session, tree, view), body);
+  replaceChildren(container, sessionHeader(session, tree, view), body);
   onStreamEvent = () => {};
   if (view === 'topics') {
     await renderTopics(body, session, { openTopicId: route.topic ?? null });
@@ -155,7 +159,7 @@ function follow(sessionId) {
   subscription = subscribe(sessionId, (event) => {
     if (event.type === 'error') {
       live.classList.remove('on');
-      live.textContent = 'live updates paused, reconnecting…';
+      live.textContent = event.data.final ? 'no live updates' : 'live updates paused, reconnecting…';
       return;
     }
     live.classList.add('on');

@@ -15,7 +15,7 @@ export const PAGE_SIZE = 50;
  * a handle whose `onHead(headTurnId)` appends what the stream announces.
  */
 export function renderTimeline(container, session, { atTurnId = null } = {}) {
-  const list = h('ol', { class: 'turns', 'data-timeline': session.id });
+  const list = h('ol', { class: 'turns', 'data-timeline': session.id, 'data-page-size': PAGE_SIZE });
   const olderBar = h('div', { class: 'pager' });
   const newerBar = h('div', { class: 'pager' });
   const status = h('div', {});

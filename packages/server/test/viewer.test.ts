@@ -1,0 +1,194 @@
+// The web viewer in real Chromium against a real server on a real ledger: what a person sees in
+// each view is checked against what the ledger itself answers (history, compactions and what they
+// stand for, search hits and `via`, the context's pieces, topics), and no view reaches outside
+// the server's origin.
+
+import type { Turn } from '@nexus/core';
+import type { Browser } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { type RunningHttpServer, startHttpServer } from '../src/index.ts';
+import { chromiumUnavailable, launchChromium, openPage, type WatchedPage } from './viewer-browser.ts';
+import { createViewerFixture, type ViewerFixture } from './viewer-fixture.ts';
+
+const unavailable = chromiumUnavailable();
+
+async function collect(history: AsyncGenerator<Turn>): Promise<string[]> {
+  const ids: string[] = [];
+  for await (const turn of history) ids.push(turn.id);
+  return ids;
+}
+
+describe.skipIf(unavailable !== null)(unavailable ? `viewer (skipped: ${unavailable})` : 'the web viewer in Chromium', () => {
+  let fixture: ViewerFixture;
+  let server: RunningHttpServer;
+  let browser: Browser;
+  let watched: WatchedPage;
+
+  beforeAll(async () => {
+    fixture = await createViewerFixture();
+    server = await startHttpServer({ ledger: fixture.ledger, events: fixture.events, port: 0 });
+    browser = await launchChromium();
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+    fixture?.cleanup();
+  });
+
+  afterEach(async () => {
+    if (!watched) return;
+    const origin = new URL(server.url).origin;
+    // data: URLs (the empty favicon) never leave the page; everything else must go to the server.
+    const outside = watched.requests
+      .map((request) => request.url())
+      .filter((url) => !url.startsWith('data:') && new URL(url).origin !== origin);
+    expect(outside, 'requests outside the server').toEqual([]);
+    expect(watched.errors, 'errors in the page').toEqual([]);
+    await watched.page.context().close();
+  });
+
+  async function open(fragment = ''): Promise<WatchedPage> {
+    watched = await openPage(browser);
+    await watched.page.goto(`${server.url}/${fragment ? `#${fragment}` : ''}`);
+    await watched.page.waitForSelector('body[data-ready="true"]');
+    return watched;
+  }
+
+  async function timelineIds(page: WatchedPage['page']): Promise<string[]> {
+    return page.$$eval('[data-timeline] > [data-turn]', (items) => items.map((item) => item.getAttribute('data-turn') ?? ''));
+  }
+
+  it('lists every session, each fork nested under the session it came from, and opens the fork', async () => {
+    const { page } = await open();
+    const roots = await page.$$eval('.tree > li > a', (links) => links.map((link) => link.getAttribute('data-session')));
+    expect(roots.sort()).toEqual([fixture.migration.id, fixture.topics.id].sort());
+    const nested = page.locator(
+      `.tree > li:has(> a[data-session="${fixture.migration.id}"]) > ul a[data-session="${fixture.fork.id}"]`,
+    );
+    await expect(nested.count()).resolves.toBe(1);
+
+    await nested.click();
+    await page.waitForSelector(`[data-timeline="${fixture.fork.id}"] [data-turn]`);
+    await page.waitForSelector('body[data-ready="true"]');
+    expect(await page.textContent('.session-head')).toContain(
+      `forked from ${fixture.migration.id} at ${fixture.fork.forkedFromTurnId}`,
+    );
+    const expected = await collect(fixture.ledger.getFullHistory(fixture.fork.headTurnId as string));
+    expect(await timelineIds(page)).toEqual(expected);
+    // Where the line passes from the source session into the fork, a marker says so.
+    expect(await page.getAttribute('[data-fork-point]', 'data-fork-point')).toBe(fixture.fork.forkedFromTurnId);
+    expect(await page.$$eval('.turn.inherited', (items) => items.length)).toBe(expected.length - 2);
+  });
+
+  it('draws each compaction where it happened, with its tokens before and after and the turns its summary cites', async () => {
+    const { page } = await open(`view=timeline&session=${fixture.migration.id}`);
+    expect(await timelineIds(page)).toEqual(await collect(fixture.ledger.getFullHistory(fixture.migration.headTurnId as string)));
+    const boundaries = await page.$$eval('[data-timeline] > [data-compaction]', (items) =>
+      items.map((item) => ({
+        id: item.getAttribute('data-turn'),
+        tokens: item.querySelector('[data-field="tokens"]')?.textContent,
+      })),
+    );
+    expect(boundaries).toEqual(
+      fixture.compactions.map((turn) => ({ id: turn.id, tokens: `${turn.tokensBefore} → ${turn.tokensAfter}` })),
+    );
+    const first = fixture.compactions[0];
+    const cited = await page.$$eval(`[data-turn="${first?.id}"] a.chip`, (links) => links.map((link) => link.textContent));
+    expect(cited.length).toBeGreaterThan(0);
+    for (const id of cited) expect(first?.summary).toContain(`[${id}]`);
+  });
+
+  it('expands every compaction to exactly the turns it stands for', async () => {
+    const { page } = await open(`view=timeline&session=${fixture.migration.id}`);
+    for (const compaction of fixture.compactions) {
+      await page.click(`[data-timeline] > [data-turn="${compaction.id}"] [data-action="expand"]`);
+      await page.waitForSelector(`[data-covered="${compaction.id}"] > [data-turn]`);
+      const shown = await page.$$eval(`[data-covered="${compaction.id}"] > [data-turn]`, (items) =>
+        items.map((item) => item.getAttribute('data-turn')),
+      );
+      const summarized = await fixture.ledger.getSummarizedTurns(compaction.id);
+      expect(shown).toEqual(summarized.map((turn) => turn.id));
+    }
+    // The first compaction stands for the turn that cites the inbound event: the event is shown with it.
+    const firstId = fixture.compactions[0]?.id;
+    await page.click(`[data-turn="${firstId}"] [data-event="${fixture.eventId}"]`);
+    await page.waitForSelector(`[data-turn="${firstId}"] .event-detail .prose`);
+    const detail = await page.textContent(`[data-turn="${firstId}"] .event-detail`);
+    expect(detail).toContain('slack:#payments');
+    expect(detail).toContain('PAY-1874');
+  });
+
+  it('searches the whole history: a summarized match shows as its compaction, via the turn that matched', async () => {
+    const { page } = await open();
+    await page.fill('#search-input', 'pgbouncer');
+    await page.press('#search-input', 'Enter');
+    await page.waitForSelector('[data-hit]');
+    const expected = await fixture.ledger.search('pgbouncer', { limit: 20 });
+    const hits = await page.$$eval('[data-hit]', (items) =>
+      items.map((item) => ({
+        turnId: item.getAttribute('data-hit'),
+        via: item.querySelector('[data-via]')?.getAttribute('data-via') ?? null,
+      })),
+    );
+    expect(hits).toEqual(expected.hits.map((hit) => ({ turnId: hit.turnId, via: hit.via })));
+    const summarized = expected.hits.find((hit) => hit.via !== null);
+    expect(summarized, 'a hit inside summarized turns').toBeDefined();
+
+    // Following `via` opens the timeline at the raw turn that matched.
+    await page.click(`[data-via="${summarized?.via}"] a`);
+    await page.waitForSelector(`.turn.focus[data-turn="${summarized?.via}"]`);
+
+    // The raw view lists raw turns only, none via a compaction.
+    await page.fill('#search-input', 'pgbouncer');
+    await page.check('#search-raw');
+    await page.press('#search-input', 'Enter');
+    await page.waitForSelector('[data-hit]');
+    const raw = await fixture.ledger.search('pgbouncer', { view: 'raw', limit: 20 });
+    expect(await page.$$eval('[data-hit]', (items) => items.map((item) => item.getAttribute('data-hit')))).toEqual(
+      raw.hits.map((hit) => hit.turnId),
+    );
+    expect(await page.$$eval('[data-via]', (items) => items.length)).toBe(0);
+  });
+
+  it('shows the context that would be sent at a turn, piece by piece with its provenance', async () => {
+    const head = fixture.migration.headTurnId as string;
+    const { page } = await open(`view=context&session=${fixture.migration.id}&turn=${head}&budget=400`);
+    await page.waitForSelector('[data-context]');
+    const built = await fixture.ledger.buildContext(head, { budgetTokens: 400 });
+    expect(built.compactionTurnId).not.toBeNull();
+    expect(await page.textContent('[data-piece="system"] h3')).toContain(`summary from compaction ${built.compactionTurnId}`);
+    expect(await page.textContent('[data-field="context-tokens"]')).toBe(`${built.tokens} tok`);
+    const pieces = await page.$$eval('[data-piece="turn"]', (items) => items.map((item) => item.getAttribute('data-turn')));
+    expect(pieces).toEqual(built.includedTurnIds);
+    expect(pieces.length).toBeGreaterThan(0);
+
+    // The form rebuilds it with another budget, through the address (so it can be bookmarked).
+    await page.fill('[data-context-form] input[name="budget"]', '250');
+    await page.click('[data-context-form] button[type="submit"]');
+    const smaller = await fixture.ledger.buildContext(head, { budgetTokens: 250 });
+    await page.waitForSelector(`[data-field="context-tokens"]:text-is("${smaller.tokens} tok")`);
+    expect(await page.$$eval('[data-piece="turn"]', (items) => items.map((item) => item.getAttribute('data-turn')))).toEqual(
+      smaller.includedTurnIds,
+    );
+  });
+
+  it('lists the union-find topics of a session and expands one to its turns', async () => {
+    const topics = await fixture.ledger.topics(fixture.topics.id);
+    expect(topics.length).toBeGreaterThanOrEqual(2);
+    const { page } = await open(`view=topics&session=${fixture.topics.id}`);
+    await page.waitForSelector('[data-topic]');
+    expect(await page.$$eval('[data-topic]', (items) => items.map((item) => item.getAttribute('data-topic')))).toEqual(
+      topics.map((topic) => topic.id),
+    );
+    const topic = topics[1] as (typeof topics)[number];
+    await page.click(`[data-topic="${topic.id}"] [data-action="expand-topic"]`);
+    await page.waitForSelector(`[data-topic-turns="${topic.id}"] [data-turn]`);
+    const members = await fixture.ledger.expandTopic(topic.id, { sessionId: fixture.topics.id });
+    expect(
+      await page.$$eval(`[data-topic-turns="${topic.id}"] > [data-turn]`, (items) =>
+        items.map((item) => item.getAttribute('data-turn')),
+      ),
+    ).toEqual(members.map((turn) => turn.id));
+  });
+});
