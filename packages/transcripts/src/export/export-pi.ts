@@ -1,0 +1,122 @@
+// A session and its forks as one pi session file (version 3): the session's whole line, then each
+// fork's own turns as a branch from its fork point, compactions as `compaction` entries. Streams
+// line by line. Importing the file back gives the same turns, compactions and forks.
+
+import type { AgentsLedger, SessionTree } from '@nexus/agents-ledger';
+import type { CompactionTurn, NormalTurn, Turn } from '@nexus/core';
+
+type Json = Record<string, unknown>;
+
+export async function* exportPi(ledger: AgentsLedger, sessionId: string): AsyncGenerator<string> {
+  const session = await ledger.getSession(sessionId);
+  const ids = new Map<string, string>();
+  let counter = 0;
+  /** pi ids are 8 hex digits; ours become 00000001, 00000002… in file order. */
+  const nextId = () => {
+    counter += 1;
+    return counter.toString(16).padStart(8, '0');
+  };
+  yield line({
+    type: 'session',
+    version: 3,
+    id: `nexus-${session.id}`,
+    timestamp: new Date(session.createdAt).toISOString(),
+    cwd: '',
+    ...(session.label ? { nexusLabel: session.label } : {}),
+  });
+  const emit = async function* (turns: AsyncIterable<Turn> | Iterable<Turn>, own: (turn: Turn) => boolean) {
+    for await (const turn of turns) {
+      if (!own(turn)) continue;
+      const parentId = turn.parentTurnId === null ? null : (ids.get(turn.parentTurnId) ?? null);
+      for (const entry of entriesOf(turn, parentId, nextId, ids)) yield line(entry);
+    }
+  };
+  if (session.headTurnId) yield* emit(ledger.getFullHistory(session.headTurnId), () => true);
+  const visit = async function* (tree: SessionTree): AsyncGenerator<string> {
+    for (const fork of tree.forks) {
+      if (fork.session.headTurnId)
+        yield* emit(ledger.getFullHistory(fork.session.headTurnId), (turn) => turn.sessionId === fork.session.id);
+      yield* visit(fork);
+    }
+  };
+  yield* visit(await ledger.tree(sessionId));
+}
+
+function line(entry: Json): string {
+  return `${JSON.stringify(entry)}\n`;
+}
+
+/** One turn as pi entries (a tool_result turn is one toolResult message per result, chained). */
+function entriesOf(turn: Turn, parentId: string | null, nextId: () => string, ids: Map<string, string>): Json[] {
+  const timestamp = new Date(turn.timestamp).toISOString();
+  if (turn.turnType === 'compaction') return [compactionEntry(turn, parentId, nextId, ids, timestamp)];
+  const entries: Json[] = [];
+  let parent = parentId;
+  const push = (message: Json) => {
+    const id = nextId();
+    entries.push({ type: 'message', id, parentId: parent, timestamp, message: { ...message, timestamp: turn.timestamp } });
+    parent = id;
+  };
+  const results = turn.content.filter((block) => block.type === 'tool_result');
+  for (const result of results) {
+    const text = typeof result.content === 'string' ? result.content : (result.content ?? []).map((part) => part.text).join('\n');
+    push({
+      role: 'toolResult',
+      toolCallId: result.tool_use_id,
+      toolName: '',
+      content: text === '' ? [] : [{ type: 'text', text }],
+      isError: result.is_error === true,
+    });
+  }
+  const rest = turn.content.filter((block) => block.type !== 'tool_result');
+  if (rest.length > 0) push(messageOf(turn, rest));
+  ids.set(turn.id, parent as string);
+  return entries;
+}
+
+function messageOf(turn: NormalTurn, blocks: NormalTurn['content']): Json {
+  const content = blocks.map((block) =>
+    block.type === 'tool_use'
+      ? { type: 'toolCall', id: block.id, name: block.name, arguments: block.input }
+      : { type: 'text', text: block.type === 'text' ? block.text : '' },
+  );
+  if (turn.role === 'user') return { role: 'user', content };
+  return {
+    role: 'assistant',
+    content,
+    api: 'anthropic-messages',
+    provider: 'nexus',
+    model: turn.model ?? 'unknown',
+    usage: {
+      input: 0,
+      output: 0,
+      cacheRead: 0,
+      cacheWrite: 0,
+      totalTokens: 0,
+      cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
+    },
+    stopReason: turn.toolCallCount > 0 ? 'toolUse' : 'stop',
+  };
+}
+
+function compactionEntry(
+  turn: CompactionTurn,
+  parentId: string | null,
+  nextId: () => string,
+  ids: Map<string, string>,
+  timestamp: string,
+): Json {
+  const id = nextId();
+  ids.set(turn.id, id);
+  // pi keeps the entries from firstKeptEntryId to the compaction; with none kept, it names itself.
+  const firstKept = turn.firstKeptTurnId ? (ids.get(turn.firstKeptTurnId) ?? id) : id;
+  return {
+    type: 'compaction',
+    id,
+    parentId,
+    timestamp,
+    summary: turn.summary,
+    firstKeptEntryId: firstKept,
+    tokensBefore: turn.tokensBefore,
+  };
+}

@@ -1,0 +1,191 @@
+// pi session JSONL (~/.pi/agent/sessions/--<cwd>--/<time>_<uuid>.jsonl, version 3): a header line
+// {type:"session"}, then entries with id/parentId forming a tree whose newest entry is the leaf. A
+// branch (an entry following one that already has a child) becomes a fork; a `compaction` entry
+// (summary, firstKeptEntryId, tokensBefore) a compaction turn; a `branch_summary` a user turn on
+// its branch. Consecutive toolResult messages make one tool_result turn. A file with parentSession
+// (pi's fork) is a fork of that session, and the entries it copied from it are recognised by id.
+
+import { closeSync, openSync, readSync } from 'node:fs';
+import path from 'node:path';
+import type { ContentBlock } from '@nexus/core';
+import { parseJsonLine } from '../read-lines.ts';
+import {
+  type SourceLine,
+  sessionLabel,
+  type TranscriptEntry,
+  type TranscriptFormat,
+  type TurnEntry,
+  timeOf,
+} from '../transcript-entry.ts';
+
+type Json = Record<string, unknown>;
+
+export const piFormat: TranscriptFormat = {
+  name: 'pi',
+  detect: (firstLines) => {
+    const parsed = firstLines[0] === undefined ? null : parseJsonLine({ number: 1, text: firstLines[0] });
+    return parsed !== null && 'value' in parsed && parsed.value.type === 'session' && typeof parsed.value.id === 'string';
+  },
+  read: readPi,
+};
+
+async function* readPi(lines: AsyncIterable<SourceLine>, origin: { path: string }): AsyncGenerator<TranscriptEntry> {
+  let started = false;
+  let results: (TurnEntry & { blocksByLine: ContentBlock[][] }) | null = null;
+  const flush = (): TranscriptEntry | null => {
+    const entry = results;
+    results = null;
+    return entry ? { ...entry, content: entry.blocksByLine.flat() } : null;
+  };
+  for await (const line of lines) {
+    if (line.text.trim() === '') continue;
+    const parsed = parseJsonLine(line);
+    if ('error' in parsed) {
+      yield { kind: 'problem', line: line.number, message: parsed.error };
+      continue;
+    }
+    const value = parsed.value;
+    if (value.type === 'session') {
+      if (started) continue;
+      started = true;
+      const time = timeOf(value.timestamp);
+      const parentId = typeof value.parentSession === 'string' ? headerIdOf(value.parentSession, origin.path) : undefined;
+      yield {
+        kind: 'session',
+        key: `pi:${String(value.id)}`,
+        label: sessionLabel(
+          'pi',
+          typeof value.cwd === 'string' ? value.cwd : undefined,
+          time,
+          parentId ? `fork of ${parentId}` : undefined,
+        ),
+        ...(parentId
+          ? { forkOf: { key: `pi:${parentId}`, copiesLines: true, ...(time === undefined ? {} : { atTime: time }) } }
+          : {}),
+      };
+      continue;
+    }
+    if (!started) {
+      yield { kind: 'problem', line: line.number, message: 'comes before the {"type":"session"} header; skipped' };
+      continue;
+    }
+    if (typeof value.id !== 'string') {
+      yield { kind: 'problem', line: line.number, message: 'is an entry without an "id"; skipped' };
+      continue;
+    }
+    const base = {
+      lineIds: [value.id],
+      parentLineId: typeof value.parentId === 'string' ? value.parentId : null,
+      line: line.number,
+      ...(timeOf(value.timestamp) === undefined ? {} : { timestamp: timeOf(value.timestamp) as number }),
+    };
+    const message = (value.message ?? {}) as Json;
+    if (value.type === 'message' && message.role === 'toolResult') {
+      const block: ContentBlock = {
+        type: 'tool_result',
+        tool_use_id: String(message.toolCallId ?? ''),
+        content: textOf(message.content),
+        ...(message.isError === true ? { is_error: true } : {}),
+      };
+      if (results && results.lineIds.at(-1) === base.parentLineId) {
+        results.lineIds.push(value.id);
+        results.blocksByLine.push([block]);
+      } else {
+        const flushed = flush();
+        if (flushed) yield flushed;
+        results = { kind: 'turn', role: 'user', content: [], blocksByLine: [[block]], ...base };
+      }
+      continue;
+    }
+    const flushed = flush();
+    if (flushed) yield flushed;
+    yield entryOf(value, message, base);
+  }
+  const flushed = flush();
+  if (flushed) yield flushed;
+}
+
+type Base = { lineIds: string[]; parentLineId: string | null; line: number; timestamp?: number };
+
+function entryOf(value: Json, message: Json, base: Base): TranscriptEntry {
+  const skip: TranscriptEntry = { kind: 'skip', ...base };
+  const turn = (role: 'user' | 'assistant', content: ContentBlock[], extra: Partial<TurnEntry> = {}): TranscriptEntry =>
+    content.length > 0 ? { kind: 'turn', role, content, ...base, ...extra } : skip;
+  switch (value.type) {
+    case 'message':
+      if (message.role === 'user') return turn('user', blocksOf(message.content));
+      if (message.role === 'assistant') {
+        return turn('assistant', blocksOf(message.content), typeof message.model === 'string' ? { model: message.model } : {});
+      }
+      if (message.role === 'bashExecution') {
+        const text = `$ ${String(message.command ?? '')}\n${String(message.output ?? '')}`;
+        return turn('user', [{ type: 'text', text }], {
+          metadata: { pi: { role: 'bashExecution', exitCode: message.exitCode ?? null } },
+        });
+      }
+      if (message.role === 'custom')
+        return turn('user', textBlocks(message.content), {
+          metadata: { pi: { role: 'custom', customType: message.customType } },
+        });
+      return skip;
+    case 'custom_message':
+      return turn('user', textBlocks(value.content), {
+        metadata: { pi: { role: 'custom_message', customType: value.customType } },
+      });
+    case 'branch_summary':
+      return turn('user', textBlocks(value.summary), { metadata: { pi: { branchSummaryFrom: value.fromId ?? null } } });
+    case 'compaction':
+      return {
+        kind: 'compaction',
+        ...base,
+        summary: typeof value.summary === 'string' ? value.summary : '',
+        ...(typeof value.firstKeptEntryId === 'string' ? { firstKeptLineId: value.firstKeptEntryId } : {}),
+        trigger: 'threshold',
+        metadata: { pi: { tokensBefore: value.tokensBefore ?? null, ...(value.details ? { details: value.details } : {}) } },
+      };
+    default:
+      // model_change, thinking_level_change, label, session_info, custom: settings and extension state.
+      return skip;
+  }
+}
+
+/** pi content (string | text | image | thinking | toolCall blocks) → ledger blocks; thinking left out. */
+function blocksOf(content: unknown): ContentBlock[] {
+  if (typeof content === 'string') return content ? [{ type: 'text', text: content }] : [];
+  if (!Array.isArray(content)) return [];
+  return (content as Json[]).flatMap((block): ContentBlock[] => {
+    if (block?.type === 'text' && typeof block.text === 'string' && block.text) return [{ type: 'text', text: block.text }];
+    if (block?.type === 'image')
+      return [{ type: 'text', text: `[image${typeof block.mimeType === 'string' ? ` ${block.mimeType}` : ''} not imported]` }];
+    if (block?.type === 'toolCall' && typeof block.id === 'string' && typeof block.name === 'string') {
+      return [{ type: 'tool_use', id: block.id, name: block.name, input: block.arguments ?? {} }];
+    }
+    return [];
+  });
+}
+
+function textBlocks(content: unknown): ContentBlock[] {
+  return blocksOf(content).filter((block) => block.type === 'text');
+}
+
+function textOf(content: unknown): string {
+  return textBlocks(content)
+    .map((block) => (block.type === 'text' ? block.text : ''))
+    .join('\n');
+}
+
+/** The id in the header of the session a pi fork names (its file path); undefined if unreadable. */
+function headerIdOf(parentPath: string, ownPath: string): string | undefined {
+  try {
+    // The header is the first line: read a little of the file, never all of it.
+    const descriptor = openSync(path.resolve(path.dirname(ownPath), parentPath), 'r');
+    const buffer = Buffer.alloc(65_536);
+    const size = readSync(descriptor, buffer, 0, buffer.length, 0);
+    closeSync(descriptor);
+    const first = buffer.toString('utf8', 0, size).split('\n', 1)[0] ?? '';
+    const header = JSON.parse(first) as Json;
+    return typeof header.id === 'string' ? header.id : undefined;
+  } catch {
+    return undefined;
+  }
+}
