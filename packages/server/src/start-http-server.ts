@@ -6,6 +6,7 @@ import { serve } from '@hono/node-server';
 import { InvalidInputError } from '@nexus/core';
 import { isLoopbackHost } from './access-guard.ts';
 import { createHttpApp, type HttpAppOptions } from './http-app.ts';
+import { HttpError } from './http-errors.ts';
 
 export interface HttpServerOptions extends HttpAppOptions {
   /** 127.0.0.1 by default. */
@@ -38,7 +39,15 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
   const app = createHttpApp(options);
   const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
     const started = serve({ fetch: app.fetch, hostname: host, port }, () => resolve(started));
-    started.once('error', reject);
+    started.once('error', (error: NodeJS.ErrnoException) => {
+      if (error.code === 'EADDRINUSE') {
+        reject(
+          new HttpError('ADDRESS_IN_USE', `Port ${port} on ${host} is in use; pick another with --port (0 picks a free one).`),
+        );
+      } else if (error.code === 'EADDRNOTAVAIL' || error.code === 'ENOTFOUND') {
+        reject(new HttpError('ADDRESS_NOT_AVAILABLE', `Cannot listen on ${host}: no such local address.`));
+      } else reject(error);
+    });
   });
   const address = server.address() as AddressInfo;
   const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;

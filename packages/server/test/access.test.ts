@@ -115,6 +115,20 @@ describe('startHttpServer', () => {
     await expect(fetch(`${server.url}/v1/sessions`)).rejects.toThrow();
   });
 
+  it('says so when the port is taken', async () => {
+    fixture = openFixture();
+    const first = await startHttpServer({ ledger: fixture.ledger, events: fixture.events, port: 0 });
+    try {
+      const port = Number(new URL(first.url).port);
+      await expect(startHttpServer({ ledger: fixture.ledger, events: fixture.events, port })).rejects.toMatchObject({
+        code: 'ADDRESS_IN_USE',
+        message: expect.stringMatching(/--port/),
+      });
+    } finally {
+      await first.close();
+    }
+  });
+
   it('with a token listens on any address and still asks for the token', async () => {
     fixture = openFixture();
     const server = await startHttpServer({
