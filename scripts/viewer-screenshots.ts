@@ -33,8 +33,11 @@ async function main(): Promise<void> {
     const [first, second] = fixture.compactions;
     if (!first || !second) throw new Error('the fixture has fewer than two compactions');
 
-    await open(`view=timeline&session=${fixture.migration.id}&at=${second.id}`);
+    await open(`view=timeline&session=${fixture.migration.id}`);
     await shot('timeline');
+
+    await open(`view=timeline&session=${fixture.migration.id}&at=${second.id}`);
+    await shot('compactions');
 
     await open(`view=timeline&session=${fixture.migration.id}&at=${first.id}`);
     await page.click(`[data-turn="${first.id}"] [data-action="expand"]`);

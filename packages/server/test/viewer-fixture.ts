@@ -27,43 +27,82 @@ const MIGRATION_SETTINGS = { contextWindow: 560, reserveTokens: 80, keepRecentTo
 const START = Date.parse('2026-03-02T09:00:00Z');
 
 const MIGRATION: Array<[role: 'user' | 'assistant', text: string]> = [
-  ['user', 'Morning. Today we start the payments database migration, tracked in PAY-1874: move payments-api from PostgreSQL 13 to 16.2.'],
-  ['assistant', 'Happy to help. Where does the current primary live, how does the app connect, and is there a deadline for the cutover?'],
-  ['user', 'The primary is db-payments-1.internal:5432 on PostgreSQL 13.11. The new server sits behind pgbouncer at db-payments-2.internal:6432.'],
-  ['assistant', 'Noted: old primary on db-payments-1, new one behind pgbouncer. Which pgbouncer version is installed? Old builds mishandle SCRAM.'],
+  [
+    'user',
+    'Morning. Today we start the payments database migration, tracked in PAY-1874: move payments-api from PostgreSQL 13 to 16.2.',
+  ],
+  [
+    'assistant',
+    'Happy to help. Where does the current primary live, how does the app connect, and is there a deadline for the cutover?',
+  ],
+  [
+    'user',
+    'The primary is db-payments-1.internal:5432 on PostgreSQL 13.11. The new server sits behind pgbouncer at db-payments-2.internal:6432.',
+  ],
+  [
+    'assistant',
+    'Noted: old primary on db-payments-1, new one behind pgbouncer. Which pgbouncer version is installed? Old builds mishandle SCRAM.',
+  ],
   ['user', 'We run pgbouncer 1.22.1 on the new host, with auth_type scram-sha-256.'],
   ['assistant', 'Good, 1.22.1 handles SCRAM. Next: how large is the payments database, and which tables are the busiest?'],
   ['user', 'About 420 GB. The ledger_entries table takes 310 GB of it and gets 1,800 inserts per second at peak.'],
-  ['assistant', 'Then logical replication is the safe path: pg_dump of 420 GB would need hours of downtime. Is wal_level already logical?'],
+  [
+    'assistant',
+    'Then logical replication is the safe path: pg_dump of 420 GB would need hours of downtime. Is wal_level already logical?',
+  ],
   ['user', 'Not yet. Changing wal_level needs a restart; we can restart db-payments-1 on Thursday at 06:00 UTC.'],
   ['assistant', 'Thursday 06:00 UTC it is. Meanwhile let me check the replication slots on the old primary.'],
   ['assistant', 'Checking the slots now.'],
   ['user', 'The query came back: no replication slots exist on db-payments-1 today.'],
-  ['assistant', 'Clean start then. We will create one publication, payments_pub, for all tables, and one subscription on the new server.'],
+  [
+    'assistant',
+    'Clean start then. We will create one publication, payments_pub, for all tables, and one subscription on the new server.',
+  ],
   ['user', 'Our pods set PAYMENTS_DB_POOL_SIZE=40 each and we run 12 pods. Will pgbouncer cope?'],
-  ['assistant', '12 pods × 40 is 480 client connections; pgbouncer in transaction mode can fold them into a pool of about 60 server connections.'],
+  [
+    'assistant',
+    '12 pods × 40 is 480 client connections; pgbouncer in transaction mode can fold them into a pool of about 60 server connections.',
+  ],
   ['user', 'Marcus asks whether we need to copy sequences by hand. He remembers an incident, INC-2291, where IDs collided.'],
-  ['assistant', 'Yes: logical replication does not carry sequence values. Before cutover, run a sequence sync script and add a safety gap of 1,000,000.'],
+  [
+    'assistant',
+    'Yes: logical replication does not carry sequence values. Before cutover, run a sequence sync script and add a safety gap of 1,000,000.',
+  ],
   ['user', 'Fine. The runbook lives at docs/runbooks/payments-pg16.md; please keep it updated as we decide things.'],
-  ['assistant', 'Will do. Decided so far: logical replication, payments_pub, pgbouncer transaction mode, sequence sync with a 1,000,000 gap.'],
+  [
+    'assistant',
+    'Will do. Decided so far: logical replication, payments_pub, pgbouncer transaction mode, sequence sync with a 1,000,000 gap.',
+  ],
   ['user', 'Thursday went well: wal_level is logical and the subscription finished its initial copy in 3 h 40 min.'],
   ['assistant', 'Great. Replication lag should be near zero now. Can you check pg_stat_subscription on db-payments-2?'],
   ['user', 'Lag is 120 ms under peak load. The feature flag payments.use_pg16 is ready in LaunchDarkly.'],
-  ['assistant', 'Then the cutover plan: pause writes, wait for lag 0, run the sequence sync, flip payments.use_pg16, resume writes.'],
+  [
+    'assistant',
+    'Then the cutover plan: pause writes, wait for lag 0, run the sequence sync, flip payments.use_pg16, resume writes.',
+  ],
   ['user', 'We scheduled the cutover for Tuesday 07:30 UTC, with a rollback window of 45 minutes.'],
-  ['assistant', 'Rollback: flip payments.use_pg16 back, and replicate new rows from db-payments-2 to db-payments-1 with a reverse subscription.'],
+  [
+    'assistant',
+    'Rollback: flip payments.use_pg16 back, and replicate new rows from db-payments-2 to db-payments-1 with a reverse subscription.',
+  ],
   ['user', 'Tuesday, 07:30. Marcus paused writes and ran the sequence sync. Flipping the flag now.'],
   ['assistant', 'Watching: error rate flat, p99 latency 41 ms against 38 ms before. Looks healthy.'],
   ['user', 'All green after 45 minutes. We keep db-payments-1 read-only for a week, then decommission it.'],
   ['assistant', 'Noted in the runbook: decommission db-payments-1 after a week of read-only, snapshot kept for 90 days.'],
   ['user', 'One last thing: write a short summary of what we did for the PAY-1874 ticket.'],
-  ['assistant', 'PAY-1874 done: payments-api on PostgreSQL 16.2 behind pgbouncer 1.22.1, logical replication, cutover Tuesday 07:30 UTC, no data loss.'],
+  [
+    'assistant',
+    'PAY-1874 done: payments-api on PostgreSQL 16.2 behind pgbouncer 1.22.1, logical replication, cutover Tuesday 07:30 UTC, no data loss.',
+  ],
 ];
 
 const TOPIC_LINES = {
-  postgres: 'The postgres replica lagged while autovacuum ran; the wal checkpoint and the btree index rebuild kept the planner busy.',
-  prometheus: 'The prometheus alertmanager paged us; the grafana dashboard showed scrape cardinality and a histogram exporter gap.',
-  backups: 'The nightly restic backups went offsite to the glacier bucket; retention is 90 days with encryption on every snapshot.',
+  postgres:
+    'The postgres replica lagged while autovacuum ran; the wal checkpoint and the btree index rebuild kept the planner busy.',
+  prometheus:
+    'The prometheus alertmanager paged us; the grafana dashboard showed scrape cardinality and a histogram exporter gap.',
+  backups:
+    'The nightly restic backups went offsite to the glacier bucket; retention is 90 days with encryption on every snapshot.',
 } as const;
 
 /** Opens a fresh ledger in a temp folder and writes the three sessions. */
@@ -74,8 +113,10 @@ export async function createViewerFixture(): Promise<ViewerFixture> {
     clock += 45_000;
     return clock;
   };
-  const ledger = openAgentsLedger(path.join(directory, 'ledger.db'), { now, generateId: sequentialIds() });
-  const events = createEventsLedger({ database: ledger.database, now });
+  // One id sequence for turns, sessions and events, so every run (and every screenshot) reads the same.
+  const generateId = sequentialIds();
+  const ledger = openAgentsLedger(path.join(directory, 'ledger.db'), { now, generateId });
+  const events = createEventsLedger({ database: ledger.database, now, generateId });
   const cleanup = () => {
     ledger.close();
     fs.rmSync(directory, { recursive: true, force: true });
@@ -98,20 +139,30 @@ export async function createViewerFixture(): Promise<ViewerFixture> {
           role: 'assistant',
           content: [
             { type: 'text', text },
-            { type: 'tool_use', id: 'toolu_slots', name: 'run_query', input: { sql: 'select slot_name from pg_replication_slots' } },
+            {
+              type: 'tool_use',
+              id: 'toolu_slots',
+              name: 'run_query',
+              input: { sql: 'select slot_name from pg_replication_slots' },
+            },
           ],
         };
         inputs.push({ role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_slots', content: '(0 rows)' }] });
       }
       await ledger.appendTurns(migration.id, inputs);
-      if (await ledger.shouldCompact(migration.id)) compactions.push(await ledger.compact(migration.id, { trigger: 'threshold' }));
+      if (await ledger.shouldCompact(migration.id))
+        compactions.push(await ledger.compact(migration.id, { trigger: 'threshold' }));
     }
-    if (compactions.length < 2) throw new Error(`the fixture should compact at least twice; it compacted ${compactions.length} times`);
+    if (compactions.length < 2)
+      throw new Error(`the fixture should compact at least twice; it compacted ${compactions.length} times`);
     const first = compactions[0] as CompactionTurn;
     const forked = await ledger.forkFrom(first.summarizedThroughTurnId, { label: 'what-if: pg_upgrade instead' });
     await ledger.appendTurns(forked.session.id, [
       { role: 'user', content: 'What if we used pg_upgrade --link instead of logical replication for PAY-1874?' },
-      { role: 'assistant', content: 'pg_upgrade --link needs about 15 minutes of downtime on 420 GB and no sequence sync, but no easy rollback.' },
+      {
+        role: 'assistant',
+        content: 'pg_upgrade --link needs about 15 minutes of downtime on 420 GB and no sequence sync, but no easy rollback.',
+      },
     ]);
 
     const topics = await ledger.createSession({

@@ -23,10 +23,13 @@ export function forkForest(sessions) {
   return { roots, children };
 }
 
+/** Sessions listed at most, newest first; older ones are reached by search or by address. */
+const LISTED = 500;
+
 export async function renderSessions(container, currentSessionId) {
   let sessions;
   try {
-    sessions = itemsOf(await getJson('/v1/sessions', { limit: 200 }), 'sessions');
+    sessions = itemsOf(await getJson('/v1/sessions', { limit: LISTED }), 'sessions');
   } catch (error) {
     replaceChildren(container, h('h2', {}, 'Sessions'), errorBox(error));
     return;
@@ -61,5 +64,8 @@ export async function renderSessions(container, currentSessionId) {
     container,
     h('h2', {}, `Sessions (${sessions.length})`),
     sessions.length === 0 ? h('p', { class: 'empty' }, 'No sessions yet.') : h('ul', { class: 'tree' }, roots.map(item)),
+    sessions.length === LISTED
+      ? h('p', { class: 'muted' }, `The newest ${LISTED} sessions are listed; search reaches every one.`)
+      : null,
   );
 }

@@ -9,6 +9,8 @@ import { href } from './route.js';
 import { renderTurn } from './turn-item.js';
 
 export const PAGE_SIZE = 50;
+/** Turns read between two draws while a page fills. */
+const DRAW_EVERY = 10;
 
 /**
  * Renders the timeline of `session` into `container`, ending at `atTurnId` (or the head). Returns
@@ -62,26 +64,39 @@ export function renderTimeline(container, session, { atTurnId = null } = {}) {
       return;
     }
     const endTurn = await getJson(`/v1/turns/${segment(end)}`);
-    // A short history is one streamed request; a long one is read backwards, a page at a time.
-    const turns =
-      endTurn.depth < PAGE_SIZE
-        ? (await readNdjson(`/v1/turns/${segment(end)}/history`, { limit: PAGE_SIZE })).reverse()
-        : [endTurn, ...(await walkBack(endTurn.parentTurnId, { count: PAGE_SIZE - 1 }))];
-    loaded.push(...turns);
-    draw();
+    if (endTurn.depth < PAGE_SIZE) {
+      // A short history is one streamed request.
+      loaded.push(...(await readNdjson(`/v1/turns/${segment(end)}/history`, { limit: PAGE_SIZE })).reverse());
+      draw();
+    } else {
+      loaded.push(endTurn);
+      draw();
+      await prependOlder(endTurn.parentTurnId, PAGE_SIZE - 1);
+    }
     showPagers();
     if (atTurnId) document.getElementById(`turn-${atTurnId}`)?.scrollIntoView({ block: 'center' });
   };
 
-  const loadOlder = async () => {
-    const oldest = loaded.at(-1);
-    if (!oldest?.parentTurnId) return;
-    const turns = await walkBack(oldest.parentTurnId, { count: PAGE_SIZE });
-    loaded.push(...turns);
-    const before = list.firstChild;
-    const nodes = itemsFor([...turns].reverse(), oldest);
-    for (const node of nodes) list.insertBefore(node, before);
-    showPagers();
+  const loadOlder = () => prependOlder(loaded.at(-1)?.parentTurnId, PAGE_SIZE);
+
+  /**
+   * Reads `count` turns back from `fromId`, drawing them above the list a few at a time: each read
+   * waits for the one before (it names the next parent), so the page fills while it reads.
+   */
+  const prependOlder = async (fromId, count) => {
+    let next = fromId;
+    let remaining = count;
+    while (next && remaining > 0) {
+      const chunk = await walkBack(next, { count: Math.min(DRAW_EVERY, remaining) });
+      if (chunk.length === 0) break;
+      const after = loaded.at(-1) ?? null;
+      loaded.push(...chunk);
+      const first = list.firstChild;
+      for (const node of itemsFor([...chunk].reverse(), after)) list.insertBefore(node, first);
+      showPagers();
+      remaining -= chunk.length;
+      next = chunk.at(-1).parentTurnId;
+    }
   };
 
   /** Turns oldest first as list items, with a marker where the line passes into another session. */
@@ -99,7 +114,8 @@ export function renderTimeline(container, session, { atTurnId = null } = {}) {
 
   const onHead = (headTurnId) =>
     queue(async () => {
-      if (anchored || !headTurnId || loaded[0]?.id === headTurnId) return;
+      // A compaction and the head it became arrive as two events: the second finds it drawn.
+      if (anchored || !headTurnId || loaded.some((turn) => turn.id === headTurnId)) return;
       const newest = loaded[0];
       const fresh = await walkBack(headTurnId, { count: PAGE_SIZE, stopAtId: newest?.id ?? null });
       if (newest && fresh.at(-1)?.parentTurnId !== newest.id) {
@@ -112,6 +128,7 @@ export function renderTimeline(container, session, { atTurnId = null } = {}) {
         for (const node of itemsFor([...fresh].reverse(), null)) list.append(node);
       }
       session.headTurnId = headTurnId;
+      replaceChildren(status);
       showPagers();
     });
 
