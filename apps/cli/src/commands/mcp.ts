@@ -13,7 +13,7 @@ export const mcpCommand: Command = {
   options: {},
   readsOnly: true,
   details:
-    'Read-only. Add it to Claude Code with `claude mcp add nexus -- npx nexus mcp --db /path/to/ledger.db`; ' +
+    'Read-only. Add it to Claude Code with `claude mcp add nexus -- node /path/to/apps/cli/bin/nexus.js mcp --db /path/to/ledger.db`; ' +
     'docs/mcp.md has Cursor and other clients. Logs go to stderr; stdout is the protocol.',
   async run({ io, openLedger, dbPath }) {
     if (io.json) throw new UsageError('nexus mcp speaks MCP on stdout and has no --json output.');
