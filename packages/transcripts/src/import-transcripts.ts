@@ -4,7 +4,7 @@
 
 import { readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { type AgentsLedger, importConversation, validateConversation } from '@nexus/agents-ledger';
+import { type AgentsLedger, type ImportResult, importConversation, validateConversation } from '@nexus/agents-ledger';
 import { InvalidInputError, LedgerError, type SessionSettings } from '@nexus/core';
 import { claudeCodeFormat } from './formats/claude-code.ts';
 import { codexFormat } from './formats/codex.ts';
@@ -46,6 +46,8 @@ export interface ImportProgress extends WriteCounts {
 export interface ImportedSource extends WrittenSource {
   path: string;
   format: FormatName;
+  /** nexus-eval/v1 only: what the replay wrote (turn ids by message id, head, compactions). */
+  replay?: ImportResult;
 }
 
 export interface TranscriptImportResult extends WriteCounts {
@@ -212,7 +214,7 @@ async function importNexusEval(
   store.addSource(key, 'nexus-eval', imported.sessionId, file, Date.now());
   counts.turns += imported.turns;
   counts.compactions += imported.compactions;
-  return { key, sessionId: imported.sessionId, created: true, path: file, format: 'nexus-eval' };
+  return { key, sessionId: imported.sessionId, created: true, path: file, format: 'nexus-eval', replay: imported };
 }
 
 async function* toAsync<T>(items: Iterable<T>): AsyncGenerator<T> {

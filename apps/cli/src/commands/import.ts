@@ -1,41 +1,82 @@
-// `nexus import <file>`: replay a nexus-eval/v1 conversation as a runtime would.
+// `nexus import PATH…`: the transcripts people already have (Claude Code, Codex, pi, Messages-API
+// JSON, nexus-eval/v1) into the ledger, files, folders and stdin, idempotently. The work is
+// @nexus/transcripts'; this file parses options, shows a progress bar on a terminal and reports.
 
-import { readFileSync } from 'node:fs';
-import { importConversation, parseConversation } from '@nexus/agents-ledger';
-import { InvalidInputError } from '@nexus/core';
+import { type FormatName, importTranscripts, type TranscriptImportResult } from '@nexus/transcripts';
 import { stringOption } from '../arguments.ts';
 import type { Command } from '../command.ts';
+import { startImportProgress } from '../import/import-progress.ts';
 import { SETTINGS_OPTIONS, settingsFromOptions } from './session.ts';
+
+const SHOWN_PROBLEMS = 20;
 
 export const importCommand: Command = {
   path: ['import'],
-  summary: 'Replay a nexus-eval/v1 conversation file into a new session, compacting on threshold.',
-  arguments: ['<file>'],
+  summary: 'Import Claude Code, Codex or pi sessions, Messages JSON or nexus-eval/v1 files; idempotent.',
+  arguments: ['<file>...'],
   options: {
-    strategy: { type: 'string', description: 'compaction strategy (default flat)', valueName: 'NAME' },
-    label: { type: 'string', description: 'session label (default: the file’s id)', valueName: 'TEXT' },
+    format: {
+      type: 'string',
+      description: 'claude-code, codex, pi, messages or nexus-eval (default: detected per file)',
+      valueName: 'NAME',
+    },
+    strategy: {
+      type: 'string',
+      description: 'nexus-eval files: compaction strategy of the replay (default flat)',
+      valueName: 'NAME',
+    },
+    label: { type: 'string', description: 'nexus-eval files: session label (default: the file’s id)', valueName: 'TEXT' },
     ...SETTINGS_OPTIONS,
   },
-  details: 'Small --context-window/--reserve/--keep values make a short conversation compact several times.',
+  details: [
+    'Each path is a file, a folder (every .jsonl/.json below it: `nexus import ~/.claude/projects ~/.codex/sessions`) or - for stdin.',
+    'One source session becomes one ledger session (labelled with the tool, project folder and start time); its branches,',
+    'subagents and Codex/pi forks become forks, its compactions compaction turns. Each source line is recorded: a re-run',
+    'imports nothing new, and a transcript that grew appends only its new lines to the same session. A malformed line is',
+    'reported with its file and line number and skipped (exit code 1); everything else is kept. nexus-eval/v1 files are',
+    'replayed with compaction on threshold (small --context-window/--reserve/--keep values compact a short one several',
+    'times). Formats and what is kept: docs/import-export.md.',
+  ].join('\n'),
   async run({ positionals, options, io, openLedger }) {
-    const path = positionals[0] as string;
-    let text: string;
+    const progress = startImportProgress(io);
+    let result: TranscriptImportResult;
     try {
-      text = readFileSync(path === '-' ? '/dev/stdin' : path, 'utf8');
-    } catch (error) {
-      throw new InvalidInputError(`cannot read ${path}: ${(error as Error).message}`);
+      result = await importTranscripts({
+        ledger: openLedger(),
+        paths: positionals,
+        stdin: io.stdin,
+        ...(typeof options.format === 'string' ? { format: options.format as FormatName } : {}),
+        settings: settingsFromOptions(options),
+        ...(typeof options.strategy === 'string' ? { strategy: options.strategy } : {}),
+        ...(stringOption(options.label) ? { label: stringOption(options.label) as string } : {}),
+        onProgress: progress.update,
+      });
+    } finally {
+      progress.stop();
     }
-    const conversation = parseConversation(text, path);
-    const result = await importConversation(openLedger(), conversation, {
-      label: stringOption(options.label),
-      settings: settingsFromOptions(options),
-      strategy: stringOption(options.strategy),
-      onProgress: (done, total, compactions) => io.progress(`importing ${done}/${total} messages, ${compactions} compactions`),
-    });
-    io.progress('\n');
     io.print(
-      `imported ${result.turns} messages into session ${result.sessionId}: ${result.compactions} compactions, head ${result.headTurnId}`,
+      `imported ${count(result.files, 'file')}, ${count(result.lines, 'line')}: ${count(result.turns, 'new turn')}, ` +
+        `${count(result.compactions, 'compaction')}, ${count(result.forks, 'fork')}` +
+        (result.known > 0 ? ` (${count(result.known, 'line')} already imported)` : ''),
     );
-    return result;
+    for (const source of result.sources) {
+      io.print(`  ${source.sessionId}  ${source.format.padEnd(11)} ${source.created ? 'new    ' : 'updated'}  ${source.path}`);
+    }
+    if (result.problems.length > 0) {
+      io.print(`skipped (${result.problems.length}):`);
+      for (const problem of result.problems.slice(0, SHOWN_PROBLEMS)) {
+        io.print(`  ${problem.path}${problem.line > 0 ? `:${problem.line}` : ''}: ${problem.message}`);
+      }
+      if (result.problems.length > SHOWN_PROBLEMS)
+        io.print(`  … and ${result.problems.length - SHOWN_PROBLEMS} more (--json lists all)`);
+      io.setExitCode(1);
+    }
+    // One nexus-eval file: its replay's ids too (session, head, turn id of each message), as before.
+    const replay = result.sources.length === 1 ? result.sources[0]?.replay : undefined;
+    return replay ? { ...result, ...replay } : result;
   },
 };
+
+function count(value: number, noun: string): string {
+  return `${value} ${noun}${value === 1 ? '' : 's'}`;
+}

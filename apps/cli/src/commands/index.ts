@@ -5,6 +5,7 @@ import { chatCommand } from './chat.ts';
 import { compactCommand, forkCommand } from './compaction.ts';
 import { demo } from './demo.ts';
 import { eventsAppend, eventsIngest, eventsList, eventsVerify } from './events.ts';
+import { exportCommand } from './export.ts';
 import { importCommand } from './import.ts';
 import { mcpCommand } from './mcp.ts';
 import { context, history, treeCommand } from './reading.ts';
@@ -29,6 +30,7 @@ export const COMMANDS: Command[] = [
   findCommand,
   dropTopicCommand,
   importCommand,
+  exportCommand,
   chatCommand,
   searchCommand,
   doctorCommand,
