@@ -78,6 +78,8 @@ describe.skipIf(unavailable !== null)(unavailable ? `viewer live (skipped: ${una
     for (const turn of appended.turns) await page.waitForSelector(`[data-timeline] > [data-turn="${turn.id}"]`);
     const compaction = (await post(`/v1/sessions/${session}/compact`, {})) as { id: string };
     await page.waitForSelector(`[data-timeline] > [data-compaction][data-turn="${compaction.id}"]`);
+    // The session's header follows the head too.
+    await page.waitForSelector(`.session-head [data-field="head"]:text-is("${compaction.id}")`);
     const head = (await fixture.ledger.getSession(session)).headTurnId as string;
     const history = await collect(fixture.ledger.getFullHistory(head));
     const shown = await page.$$eval('[data-timeline] > [data-turn]', (items) =>

@@ -114,7 +114,7 @@ function sessionHeader(session, tree, view) {
       'div',
       { class: 'meta' },
       h('span', { class: 'id' }, session.id),
-      h('span', {}, `head `, h('span', { class: 'id' }, session.headTurnId ?? 'none')),
+      h('span', {}, `head `, h('span', { class: 'id', 'data-field': 'head' }, session.headTurnId ?? 'none')),
       h('span', {}, `strategy ${session.compactionStrategy ?? 'default'}`),
       h('span', {}, `window ${settings.contextWindow} · reserve ${settings.reserveTokens} · keep ${settings.keepRecentTokens}`),
       tree ? h('span', {}, `${tree.ownTurns} own turns`) : null,
@@ -165,6 +165,9 @@ function follow(sessionId) {
     live.classList.add('on');
     live.textContent =
       event.type === 'compaction' ? `compaction ${event.data.turnId}` : `live · head ${event.data.headTurnId ?? '—'}`;
+    // The header on screen is this session's: the stream is the one of the session in the address.
+    const head = main.querySelector('[data-field="head"]');
+    if (event.type === 'head' && head) head.textContent = event.data.headTurnId ?? 'none';
     onStreamEvent(event);
   });
 }
