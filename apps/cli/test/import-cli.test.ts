@@ -130,8 +130,8 @@ describe('nexus import', () => {
 
   it('through the binary as `pnpm nexus` runs it: relative paths and ./nexus.db resolve against INIT_CWD', () => {
     cpSync(path.join(FIXTURES, 'pi'), path.join(temp.folder, 'sessions'), { recursive: true });
-    const env = { ...process.env, npm_lifecycle_event: 'nexus', INIT_CWD: temp.folder, NEXUS_DB: '' };
-    delete env.NEXUS_DB;
+    const { NEXUS_DB: _ignored, ...inherited } = process.env;
+    const env = { ...inherited, npm_lifecycle_event: 'nexus', INIT_CWD: temp.folder };
     const run = spawnSync(process.execPath, [BIN, 'import', 'sessions', '--json'], { cwd: ROOT, env, encoding: 'utf8' });
     expect(run.status, run.stderr).toBe(1);
     expect(JSON.parse(run.stdout)).toMatchObject({ turns: 9, sources: [{ format: 'pi', created: true }] });
