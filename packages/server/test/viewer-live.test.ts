@@ -139,12 +139,19 @@ describe.skipIf(unavailable !== null)(unavailable ? `viewer live (skipped: ${una
       for (const request of files) expect((await request.allHeaders()).authorization).toBeUndefined();
       // The token never travels in a query string.
       expect(requests.filter((request) => request.url().includes(token))).toEqual([]);
+      expect(
+        requests.filter((request) => !request.url().startsWith('data:') && new URL(request.url()).origin !== guarded.url),
+      ).toEqual([]);
+      expect(watched?.errors).toEqual([]);
       await page.context().close();
 
       const without = await open(guarded.url, `view=timeline&session=${fixture.fork.id}`);
       expect(await without.page.textContent('#sessions [role="alert"]')).toContain('UNAUTHORIZED');
       expect(await without.page.textContent('#main [role="alert"]')).toContain('Authorization: Bearer');
-      // The page itself loaded without a token: only data needs one.
+      // The refused stream gives up rather than retrying; its 401s (and the others) were expected.
+      await without.page.waitForSelector('#live:text-is("no live updates")');
+      expect(without.errors.length).toBeGreaterThan(0);
+      expect(without.errors.every((error) => error.includes('401'))).toBe(true);
       without.errors.length = 0;
     } finally {
       await guarded.close();
