@@ -27,7 +27,7 @@ export async function readJsonBody<Schema extends z.ZodType>(
   return checked(typeof schema === 'function' ? schema(value) : schema, value, 'body');
 }
 
-/** The query string, one value per name (the last when repeated), checked against `schema`. */
+/** The query string, one value per name (hono's `query()`: the first when repeated), checked against `schema`. */
 export function readQuery<Schema extends z.ZodType>(context: Context, schema: Schema): z.output<Schema> {
   return checked(schema, context.req.query(), 'query');
 }

@@ -19,6 +19,23 @@ const CONTENT_TYPES: Record<string, string> = {
   '.ico': 'image/x-icon',
 };
 
+/**
+ * The page may load and call only this server: no external script, style, image or connection,
+ * even if a stored turn carried markup that reached the DOM. Inline style attributes stay allowed
+ * (the viewer sets CSS variables with them); inline scripts do not.
+ */
+const CONTENT_SECURITY_POLICY = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data:",
+  "connect-src 'self'",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+].join('; ');
+
 const SAFE_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]*(\.[A-Za-z0-9_-]+)+$/;
 
 /** The file as a response, or null when the name is not a plain file of the folder with a known type. */
@@ -36,6 +53,8 @@ export async function viewerFile(directory: string, name: string): Promise<Respo
         'content-type': contentType,
         'cache-control': 'no-cache',
         'x-content-type-options': 'nosniff',
+        'referrer-policy': 'no-referrer',
+        ...(contentType.startsWith('text/html') ? { 'content-security-policy': CONTENT_SECURITY_POLICY } : {}),
       },
     });
   } catch {
