@@ -136,7 +136,8 @@ describe('nexus import / context / history / fork with --json', () => {
       't_nope',
     ]);
     expect(stale.code).toBe(1);
-    expect((stale.json() as { error: { code: string } }).error.code).toBe('HEAD_CONFLICT');
+    // An expected head that is no turn at all is a typo, not another writer (issue 13).
+    expect((stale.json() as { error: { code: string } }).error.code).toBe('TURN_NOT_FOUND');
 
     const compacted = await runCli(['compact', created.id, '--db', temp.dbPath, '--json']);
     expect(compacted.code).toBe(0);

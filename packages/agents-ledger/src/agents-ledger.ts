@@ -16,6 +16,7 @@ import type { ForestConfig } from '@nexus/forest';
 import { createExtractiveSummarizer, type Summarizer } from '@nexus/summarizers';
 import { type AppendTurnInput, appendTurns } from './append-turn.ts';
 import { type BuildContextOptions, type BuiltContext, buildContext } from './build-context.ts';
+import { type CalibrationReport, calibrateSession } from './calibrate-session.ts';
 import { type CompactOptions, type ContextUsage, compact, contextUsage } from './compact.ts';
 import type { CompactionStrategy } from './compaction/compaction-strategy.ts';
 import { createFlatStrategy } from './compaction/flat-strategy.ts';
@@ -78,6 +79,12 @@ export interface AgentsLedger {
   forkFrom(turnId: string, options?: ForkOptions): Promise<Fork>;
   tree(sessionId: string): Promise<SessionTree>;
   contextUsage(sessionId: string): Promise<ContextUsage>;
+  /**
+   * Records what a model API reported about a prompt that was too long (its count, its maximum)
+   * against the ledger's estimate of it, and rescales the session's settings to fit; a restart and
+   * forks keep it (calibrate-session.ts). Returns the session with its new settings.
+   */
+  calibrate(sessionId: string, report: CalibrationReport): Promise<Session>;
   /** True when the session's context is over `contextWindow - reserveTokens`. */
   shouldCompact(sessionId: string): Promise<boolean>;
   compact(sessionId: string, options?: CompactOptions): Promise<CompactionTurn>;
@@ -132,6 +139,7 @@ export function createAgentsLedger(options: AgentsLedgerOptions): AgentsLedger {
     tokenCounter,
     createSession: guarded(async (input) => createSession(ledger, input)),
     getSession: guarded(async (sessionId) => getSession(ledger, sessionId)),
+    calibrate: guarded(async (sessionId, report) => calibrateSession(ledger, sessionId, report)),
     listSessions: guarded(async (listOptions) => listSessions(ledger, listOptions)),
     appendTurn: guarded(async (sessionId, input) => appendTurns(ledger, sessionId, [input])[0] as NormalTurn),
     appendTurns: guarded(async (sessionId, inputs) => appendTurns(ledger, sessionId, inputs)),

@@ -100,6 +100,8 @@ export function forkFrom(ledger: LedgerContext, turnId: string, options: ForkOpt
         rebuildFromRaw: options.full ?? false,
         // A fork sees what its fork point saw: it inherits the source's floor, and `full` raises it.
         ignoreCompactionsThroughDepth: options.full ? turn.depth : source.ignoreCompactionsThroughDepth,
+        // What the model API taught the source holds for the fork, unless the fork sets its own window.
+        calibration: options.settings ? null : source.calibration,
         createdAt: ledger.now(),
         ...settings,
       })

@@ -29,6 +29,7 @@ describe('createSession', () => {
       rebuildFromRaw: false,
       ignoreCompactionsThroughDepth: null,
       settings: DEFAULT_SESSION_SETTINGS,
+      calibration: null,
       compactionStrategy: null,
       createdAt: session.createdAt,
     });

@@ -27,7 +27,7 @@ export type { SearchPosition } from './search-cursor.ts';
 export { decodeCursor, encodeCursor } from './search-cursor.ts';
 export type { MatchPlan, SafeQuery } from './search-query.ts';
 export { planMatch, toSafeMatch } from './search-query.ts';
-export type { Session, SessionSettings } from './session.ts';
+export type { Session, SessionCalibration, SessionSettings } from './session.ts';
 export { DEFAULT_SESSION_SETTINGS } from './session.ts';
 export type { TokenCounter } from './tokens.ts';
 export { countContentTokens, countMessagesTokens, estimateTokenCounter, MESSAGE_OVERHEAD_TOKENS } from './tokens.ts';

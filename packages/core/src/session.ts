@@ -17,6 +17,25 @@ export const DEFAULT_SESSION_SETTINGS: SessionSettings = {
   keepRecentTokens: 30_000,
 };
 
+/**
+ * What a model API taught the ledger about a session's real window: a "prompt is too long: N tokens
+ * > M maximum" (or an exact count-tokens answer) against what the ledger's estimate counted for the
+ * same prompt. The session's settings are then rescaled into the estimate's units, so the next
+ * prompt fits the window the provider enforces; `originalSettings` keeps what the user set.
+ */
+export interface SessionCalibration {
+  /** Provider tokens per estimated token, the largest ratio seen (at least 1). */
+  tokensPerEstimatedToken: number;
+  /** The smallest window the provider reported, in its own tokens; null when it named none. */
+  providerWindowTokens: number | null;
+  /** The settings as the user gave them, before any calibration. */
+  originalSettings: SessionSettings;
+  /** The last report: what the provider counted and what the ledger had estimated. */
+  promptTokens: number;
+  estimatedTokens: number;
+  calibratedAt: number;
+}
+
 export interface Session {
   id: string;
   label: string | null;
@@ -32,6 +51,8 @@ export interface Session {
    */
   ignoreCompactionsThroughDepth: number | null;
   settings: SessionSettings;
+  /** Set once a model API reported the settings were too large for it; null otherwise. */
+  calibration: SessionCalibration | null;
   /** The compaction strategy `compact` uses when none is named (`flat`, `union-find`); null: the ledger's default. Forks inherit it. */
   compactionStrategy: string | null;
   createdAt: number;

@@ -16,6 +16,7 @@ import {
   LedgerError,
   ModelError,
   type NormalTurn,
+  type Session,
   type SessionSettings,
   type ToolResultBlock,
   type ToolUseBlock,
@@ -140,13 +141,7 @@ export function createChatRuntime(options: ChatRuntimeOptions): ChatRuntime {
         retrieval,
         ...(options.systemPrompt ? { systemPrompt: options.systemPrompt } : {}),
       });
-      if (context.messages.length === 0) {
-        throw new ContextOverflowError(
-          `The newest message does not fit the ${budgetTokens} tokens left for the context (window ${session.settings.contextWindow}, ` +
-            `reserve ${session.settings.reserveTokens}, tool definitions ${toolTokens}, then the summary); ` +
-            `it was not sent. The ledger holds it (turn ${head}). Raise the session's contextWindow or send a shorter message.`,
-        );
-      }
+      if (context.messages.length === 0) throw doesNotFit(budgetTokens, head, await ledger.getSession(sessionId));
       // Past the last tool round the tools stay defined (the API refuses tool blocks without them),
       // but the model may not call one: it has to answer.
       const toolChoice: 'auto' | 'none' = toolRounds < maxToolRounds ? 'auto' : 'none';
@@ -158,27 +153,27 @@ export function createChatRuntime(options: ChatRuntimeOptions): ChatRuntime {
         ...(turnOptions.signal ? { signal: turnOptions.signal } : {}),
       };
       let reply: ModelReply;
+      let preflight = false;
       try {
-        if (options.countTokensBeforeSending && model.countTokens) await checkFits(model, request, session.settings);
+        if (options.countTokensBeforeSending && model.countTokens) {
+          preflight = true;
+          await checkFits(model, request, session.settings);
+          preflight = false;
+        }
         modelCalls += 1;
         reply = await model.respond(request);
       } catch (error) {
         if (!(error instanceof ContextOverflowError)) throw error;
-        if (recoveredOnce) {
-          throw new ContextOverflowError(
-            `The prompt is still too long for ${model.name} after compacting once (${error.message}). ` +
-              `Nothing was lost: the ledger holds every turn (the head is ${head}). ` +
-              "The session's contextWindow is probably larger than the model's: fork it with the model's window " +
-              '(forkFrom(turnId, { settings: { contextWindow } })) or drop topics, then call respond() to answer it.',
-            error.promptTokens,
-            error.limitTokens,
-            { cause: error },
-          );
-        }
+        if (recoveredOnce) throw stillTooLong(model.name, error, head, await ledger.getSession(sessionId));
         recoveredOnce = true;
-        overflowCompaction = await recoverFromOverflow(sessionId, error, questionId);
-        if (error.promptTokens && error.limitTokens && error.promptTokens > error.limitTokens) {
-          // The API counted `promptTokens` for what we counted as context + tools: scale to its limit.
+        // The provider's count is the truth: learn the session's real window from it, so this retry
+        // and every later turn fit, and a restart remembers it.
+        const learned = await learnWindow(sessionId, error, context.tokens + toolTokens, preflight);
+        overflowCompaction = await recoverFromOverflow(sessionId, error, questionId, learned !== null);
+        if (learned) {
+          budgetTokens = Math.min(budgetTokens, contextBudget(learned.settings));
+        } else if (error.promptTokens && error.limitTokens && error.promptTokens > error.limitTokens) {
+          // No figures to learn from beyond these: scale to the API's limit over its count.
           const sent = context.tokens + toolTokens;
           const fits = Math.floor((sent * error.limitTokens * OVERFLOW_MARGIN) / error.promptTokens);
           budgetTokens = Math.min(budgetTokens, Math.max(0, fits - toolTokens));
@@ -256,10 +251,70 @@ export function createChatRuntime(options: ChatRuntimeOptions): ChatRuntime {
     }
   }
 
+  /**
+   * Calibrates the session from an overflow that carries the provider's count: null when it carries
+   * none. A window too small to hold a conversation becomes the error the user acts on.
+   */
+  async function learnWindow(
+    sessionId: string,
+    overflow: ContextOverflowError,
+    estimatedTokens: number,
+    preflight: boolean,
+  ): Promise<Session | null> {
+    if (!overflow.promptTokens || estimatedTokens <= 0) return null;
+    try {
+      const session = await ledger.calibrate(sessionId, {
+        promptTokens: overflow.promptTokens,
+        estimatedTokens,
+        // A count-tokens preflight compares with our own limit; only the API's error names its window.
+        providerWindowTokens: preflight ? null : overflow.limitTokens,
+      });
+      notify({ type: 'window-learned', sessionId, settings: session.settings, calibration: session.calibration });
+      return session;
+    } catch (error) {
+      if (!(error instanceof InvalidInputError)) throw error;
+      throw new ContextOverflowError(`${overflow.message}: ${error.message}`, overflow.promptTokens, overflow.limitTokens, {
+        cause: error,
+      });
+    }
+  }
+
+  /** The newest message alone is over the budget: nothing to send, and what to change. */
+  function doesNotFit(budgetTokens: number, head: string, session: Session): ContextOverflowError {
+    const { contextWindow, reserveTokens } = session.settings;
+    const advice = session.calibration
+      ? `The model itself reported this window (${session.calibration.promptTokens} tokens counted where this ledger estimated ` +
+        `${session.calibration.estimatedTokens}): use a model with a larger window, fewer tools, or a shorter message.`
+      : "Raise the session's contextWindow or send a shorter message.";
+    return new ContextOverflowError(
+      `The newest message does not fit the ${budgetTokens} tokens left for the context (window ${contextWindow}, ` +
+        `reserve ${reserveTokens}, tool definitions ${toolTokens}, then the summary); ` +
+        `it was not sent. The ledger holds it (turn ${head}). ${advice}`,
+    );
+  }
+
+  /** The one error left after a recovery did not help, saying what to change. */
+  function stillTooLong(modelName: string, error: ContextOverflowError, head: string, session: Session): ContextOverflowError {
+    const learned = session.calibration
+      ? ` The session already learned a window of ${session.settings.contextWindow} tokens by this ledger's count ` +
+        `(the model counts ${session.calibration.tokensPerEstimatedToken.toFixed(2)} for each one estimated).`
+      : '';
+    return new ContextOverflowError(
+      `The prompt is still too long for ${modelName} after compacting once (${error.message}).${learned} ` +
+        `Nothing was lost: the ledger holds every turn (the head is ${head}). ` +
+        'Start or fork the session with a smaller window (`nexus chat --context-window N`, or ' +
+        'forkFrom(turnId, { settings: { contextWindow } })), or drop topics, then call respond() to answer it.',
+      error.promptTokens,
+      error.limitTokens,
+      { cause: error },
+    );
+  }
+
   async function recoverFromOverflow(
     sessionId: string,
     overflow: ContextOverflowError,
     keepFromTurnId: string | undefined,
+    budgetAlreadyFits: boolean,
   ): Promise<CompactionTurn | null> {
     // A background compaction already running frees the room: wait for it rather than start another.
     const landed = await scheduler.running(sessionId);
@@ -270,6 +325,9 @@ export function createChatRuntime(options: ChatRuntimeOptions): ChatRuntime {
     } catch (error) {
       // Another writer compacted this session meanwhile: that compaction made the room; retry with it.
       if (error instanceof HeadConflictError) return null;
+      // With the learned window the context is cut to fit anyway (oldest turns first, all kept in
+      // the ledger): a compaction that could not help is no reason to fail the turn.
+      if (budgetAlreadyFits && LedgerError.isInstance(error)) return null;
       const reason = LedgerError.isInstance(error) ? error.message : String(error);
       throw new ContextOverflowError(
         `The prompt is too long (${overflow.message}) and compacting could not make room: ${reason} Every turn is kept.`,

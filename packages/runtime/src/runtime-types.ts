@@ -1,7 +1,7 @@
 // The runtime's public shapes: its options, what runTurn takes and returns, and the runtime itself.
 
 import type { AgentsLedger, BuiltContext, RetrievalPolicy } from '@nexus/agents-ledger';
-import type { CompactionTurn, ContentBlock, NormalTurn } from '@nexus/core';
+import type { CompactionTurn, ContentBlock, NormalTurn, SessionCalibration, SessionSettings } from '@nexus/core';
 import type { EventsLedger } from '@nexus/events-ledger';
 import type { ChatModel, ToolDefinition } from './chat-model.ts';
 import type { CompactionNotice, CompactionPolicy } from './compaction-scheduler.ts';
@@ -18,7 +18,9 @@ export interface RuntimeTool {
 
 export type RuntimeNotice =
   | CompactionNotice
-  | { type: 'tool-call'; sessionId: string; name: string; input: unknown; isError: boolean };
+  | { type: 'tool-call'; sessionId: string; name: string; input: unknown; isError: boolean }
+  /** A "prompt is too long" taught the session its real window; its settings were rescaled to fit. */
+  | { type: 'window-learned'; sessionId: string; settings: SessionSettings; calibration: SessionCalibration | null };
 
 export interface ChatRuntimeOptions {
   ledger: AgentsLedger;

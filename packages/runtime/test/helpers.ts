@@ -52,6 +52,13 @@ export class Resources {
     return { ledger, events, file };
   }
 
+  /** Another agents ledger on the same file, as a restarted process would open it. */
+  reopen(file: string): AgentsLedger {
+    const ledger = openAgentsLedger(file);
+    this.closables.push(ledger);
+    return ledger;
+  }
+
   async close(): Promise<void> {
     for (const runtime of this.runtimes.splice(0)) await runtime.idle();
     for (const server of this.servers.splice(0)) await server.close();

@@ -127,16 +127,18 @@ describe('a second overflow', () => {
 });
 
 describe('when compacting cannot make room', () => {
-  it('a single short message (a summary would not be smaller) fails with "compacting could not make room", nothing lost', async () => {
+  it('a single short message in a window the tool definitions alone fill: one actionable error naming the reported window, nothing lost', async () => {
     const { api, ledger, runtime, session } = await setup();
     // The tool definition alone is over this window.
     api.setContextWindow(100);
     const error = await rejection(runtime.runTurn(session.id, 'Is the deploy green?'));
     expect(error).toBeInstanceOf(ContextOverflowError);
-    expect(error.message).toContain('compacting could not make room');
-    expect(error.message).toContain('Every turn is kept');
-    expect((error as ContextOverflowError).limitTokens).toBe(100);
+    expect(error.message).toContain('does not fit');
+    expect(error.message).toContain('The model itself reported this window');
+    expect(error.message).toContain('it was not sent');
     expect(api.requests).toHaveLength(1);
+    // What the API said is kept on the session: the next line is not sent over the limit again.
+    expect((await ledger.getSession(session.id)).calibration).toMatchObject({ providerWindowTokens: 100 });
 
     const history = await sessionHistory(ledger, session.id);
     expect(history).toHaveLength(1);
@@ -159,12 +161,12 @@ describe('when compacting cannot make room', () => {
   });
 
   // An overflow compaction summarizes at least the oldest unit, but never the message being answered.
-  it('a single huge-ish message: "compacting could not make room", no compaction of the message itself', async () => {
+  it('a single huge-ish message: one actionable error, no compaction of the message itself', async () => {
     const { api, ledger, runtime, session } = await setup();
     api.setContextWindow(300);
     const error = await rejection(runtime.runTurn(session.id, prose(120, 1)));
     expect(error).toBeInstanceOf(ContextOverflowError);
-    expect(error.message).toContain('compacting could not make room');
+    expect(error.message).toContain('does not fit');
     const history = await sessionHistory(ledger, session.id);
     expect(compactions(history)).toEqual([]);
     expect((await ledger.getSession(session.id)).headTurnId).toBe(history[0]?.id);

@@ -135,6 +135,14 @@ function printNotice(notice: RuntimeNotice, print: (line: string) => void): void
       return;
     case 'compaction-skipped':
       return; // anti-thrash waits are routine; /context shows the state when asked
+    case 'window-learned': {
+      const { settings, calibration } = notice;
+      print(
+        `· the model said the prompt was too long: this session's window is now ${settings.contextWindow} tokens by this ledger's count ` +
+          `(reserve ${settings.reserveTokens}, keep ${settings.keepRecentTokens}; the model counted ${calibration?.promptTokens} where the ledger estimated ${calibration?.estimatedTokens})`,
+      );
+      return;
+    }
     case 'tool-call':
       print(`· tool ${notice.name} ${clip(JSON.stringify(notice.input), 80)}${notice.isError ? ' (error)' : ''}`);
       return;

@@ -1,7 +1,7 @@
 // Converts between database rows and the domain types of @nexus/core. The only place that knows
 // both shapes.
 
-import type { ContentBlock, Session, Turn } from '@nexus/core';
+import type { ContentBlock, Session, SessionCalibration, Turn } from '@nexus/core';
 import type { AgentSessionRow, AgentTurnRow } from '@nexus/db';
 
 /** `eventIds` comes from turn_events; readers that show links pass it (see store/event-links.ts). */
@@ -56,6 +56,7 @@ export function sessionFromRow(row: AgentSessionRow): Session {
       reserveTokens: row.reserveTokens,
       keepRecentTokens: row.keepRecentTokens,
     },
+    calibration: (row.calibration as SessionCalibration | null) ?? null,
     compactionStrategy: row.compactionStrategy,
     createdAt: row.createdAt,
   };

@@ -1,0 +1,87 @@
+// Learning a session's real window from the model API. When the provider refuses a prompt as too
+// long, its count and limit are the truth and the ledger's estimate is not: the session's settings
+// are rescaled into the estimate's units (window, reserve and raw keep alike), recorded with what
+// was reported, so every later budget, threshold and compaction fits what the provider enforces,
+// across restarts and in forks. Each calibration starts again from the user's own settings, so
+// reports never compound.
+
+import { InvalidInputError, type Session, type SessionCalibration, type SessionSettings } from '@nexus/core';
+import { agentSessions } from '@nexus/db';
+import { eq } from 'drizzle-orm';
+import type { LedgerContext } from './ledger-context.ts';
+import { requireSessionRow } from './store/chain.ts';
+import { sessionFromRow } from './store/row-mapping.ts';
+
+export interface CalibrationReport {
+  /** What the provider counted for the prompt. */
+  promptTokens: number;
+  /** What the ledger's estimate counted for the same prompt (context + tool definitions). */
+  estimatedTokens: number;
+  /** The provider's maximum, when its error named one ("> 200000 maximum"). */
+  providerWindowTokens?: number | null;
+}
+
+/** Headroom under the learned window: estimates vary from prompt to prompt. */
+export const CALIBRATION_MARGIN = 0.9;
+/** Below this many estimated tokens no conversation fits; the user must change something. */
+const SMALLEST_USEFUL_WINDOW = 64;
+
+export function calibrateSession(ledger: LedgerContext, sessionId: string, report: CalibrationReport): Session {
+  for (const field of ['promptTokens', 'estimatedTokens'] as const) {
+    const value = report[field];
+    if (!Number.isFinite(value) || value <= 0) {
+      throw new InvalidInputError(`${field} must be a positive number of tokens; got ${String(value)}.`, field);
+    }
+  }
+  const row = ledger.database.transaction((db) => {
+    const session = requireSessionRow(db, sessionId);
+    const previous = session.calibration as SessionCalibration | null;
+    const current = {
+      contextWindow: session.contextWindow,
+      reserveTokens: session.reserveTokens,
+      keepRecentTokens: session.keepRecentTokens,
+    };
+    const calibration: SessionCalibration = {
+      tokensPerEstimatedToken: Math.max(1, previous?.tokensPerEstimatedToken ?? 1, report.promptTokens / report.estimatedTokens),
+      providerWindowTokens: smallest(previous?.providerWindowTokens ?? null, report.providerWindowTokens ?? null),
+      originalSettings: previous?.originalSettings ?? current,
+      promptTokens: report.promptTokens,
+      estimatedTokens: report.estimatedTokens,
+      calibratedAt: ledger.now(),
+    };
+    const settings = calibratedSettings(calibration);
+    return db
+      .update(agentSessions)
+      .set({ ...settings, calibration })
+      .where(eq(agentSessions.id, sessionId))
+      .returning()
+      .get();
+  });
+  return sessionFromRow(row);
+}
+
+/** The user's settings in the estimate's units, within the provider's window, with the margin. */
+export function calibratedSettings(calibration: SessionCalibration): SessionSettings {
+  const original = calibration.originalSettings;
+  const providerWindow = Math.min(original.contextWindow, calibration.providerWindowTokens ?? Number.POSITIVE_INFINITY);
+  const contextWindow = Math.floor((providerWindow / calibration.tokensPerEstimatedToken) * CALIBRATION_MARGIN);
+  if (contextWindow < SMALLEST_USEFUL_WINDOW) {
+    throw new InvalidInputError(
+      `The model reported a window of ${providerWindow} tokens, about ${contextWindow} by this ledger's count ` +
+        `(it counted ${calibration.tokensPerEstimatedToken.toFixed(1)} tokens for each one estimated): too small for a conversation. ` +
+        'Use a model with a larger window, or a token counter closer to the model’s own.',
+      'contextWindow',
+    );
+  }
+  // Reserve and raw keep shrink by the same factor as the window, keeping the user's proportions.
+  const factor = contextWindow / original.contextWindow;
+  const reserveTokens = Math.min(Math.max(1, Math.floor(original.reserveTokens * factor)), contextWindow - 2);
+  const keepRecentTokens = Math.min(Math.floor(original.keepRecentTokens * factor), contextWindow - reserveTokens - 1);
+  return { contextWindow, reserveTokens, keepRecentTokens };
+}
+
+function smallest(a: number | null, b: number | null): number | null {
+  if (a === null) return b;
+  if (b === null) return a;
+  return Math.min(a, b);
+}
