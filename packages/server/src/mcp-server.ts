@@ -29,8 +29,9 @@ export function createMcpServer(options: McpServerOptions): McpServer {
       title: 'Search the conversation history',
       description:
         'Full-text search over every recorded turn, including turns a compaction summarized away. A hit inside a ' +
-        'summarized turn is reported as the compaction standing for it, with `via` = the matching turn; pass either id to ' +
-        '`expand`. Words are matched as words (no syntax).',
+        'summarized turn is reported as the compaction standing for it, with `via` = the turn that matched: `expand` the ' +
+        '`via` id to read that turn, or the compaction id to read the turns its summary covers. Words are matched as ' +
+        'words (no syntax).',
       inputSchema: {
         query: z.string().min(1).max(2000).describe('words to look for'),
         session: id.optional().describe('only this session’s line (its own turns and those it forked from)'),
