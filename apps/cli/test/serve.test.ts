@@ -63,6 +63,28 @@ describe('nexus serve', () => {
     }
   }, 60_000);
 
+  it('takes the token from NEXUS_TOKEN and then asks for it on /v1', async () => {
+    const temp = tempFolder();
+    const child = spawn(process.execPath, [BIN, 'serve', '--db', temp.dbPath, '--port', '0', '--host', '0.0.0.0'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, NEXUS_TOKEN: 'from-env' },
+    });
+    try {
+      const first = (await createInterface({ input: child.stdout })[Symbol.asyncIterator]().next()).value as string;
+      const port = /^listening on http:\/\/0\.0\.0\.0:(\d+)$/.exec(first)?.[1];
+      expect(port, first).toBeDefined();
+      expect((await fetch(`http://127.0.0.1:${port}/v1/sessions`)).status).toBe(401);
+      const allowed = await fetch(`http://127.0.0.1:${port}/v1/sessions`, { headers: { authorization: 'Bearer from-env' } });
+      expect(allowed.status).toBe(200);
+      child.kill('SIGTERM');
+      const [code] = await once(child, 'exit');
+      expect(code).toBe(0);
+    } finally {
+      if (child.exitCode === null) child.kill('SIGKILL');
+      temp.cleanup();
+    }
+  }, 60_000);
+
   it('refuses a non-loopback host without a token, and bad ports', async () => {
     const temp = tempFolder();
     try {

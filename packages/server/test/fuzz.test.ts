@@ -177,6 +177,39 @@ function malformedBody() {
   );
 }
 
+/**
+ * Well-formed requests aimed at real sessions that the ledgers refuse: a stale head (409: the flat
+ * compaction is no seeded session's head), an unknown cited event (404), a turn over every seeded
+ * session's window (413), an event payload nested past the events ledger's limit (400). They reach
+ * the ledgers' own checks, not only zod.
+ */
+function ledgerRefusal() {
+  return fc
+    .record({
+      target: fc.constantFrom(seeded.flatSessionId, seeded.unionSessionId, seeded.forkSessionId),
+      body: fc.constantFrom(
+        JSON.stringify({ role: 'user', content: 'late', expectedHeadTurnId: seeded.flatCompactionId }),
+        JSON.stringify({
+          turns: [
+            { role: 'user', content: 'a' },
+            { role: 'user', content: 'b', eventIds: ['e_nope'] },
+          ],
+        }),
+        JSON.stringify({ role: 'user', content: 'word '.repeat(3000) }),
+      ),
+      event: fc.constant(
+        JSON.stringify({ channel: 'chat', externalId: 'deep', payload: JSON.parse(`${'['.repeat(80)}${']'.repeat(80)}`) }),
+      ),
+      toEvents: fc.boolean(),
+    })
+    .map(({ target, body, event, toEvents }) => ({
+      method: 'POST',
+      path: toEvents ? '/v1/events' : `/v1/sessions/${target}/turns`,
+      body: toEvents ? event : body,
+      contentType: 'application/json',
+    }));
+}
+
 function requestArbitrary() {
   const routed = fc.record({
     route: fc.constantFrom(...ROUTES),
@@ -206,6 +239,7 @@ function requestArbitrary() {
         contentType: r.contentType,
       })),
     },
+    { weight: 1, arbitrary: ledgerRefusal() },
     {
       weight: 1,
       arbitrary: tricks.map((t) => ({
@@ -256,11 +290,14 @@ describe('fuzz', () => {
       }),
       { numRuns: 3000 },
     );
+    // Reported, not asserted: the spread of answers this run produced.
+    console.log(`fuzz statuses: ${JSON.stringify(Object.fromEntries([...statuses].sort(([left], [right]) => left - right)))}`);
     expect(await digest(fixture.ledger, fixture.events, [seeded.channel])).toBe(before);
-    // The mix reached the ledgers (404s, 409/422s, 200 reads), not only the JSON parser.
+    // The mix reached the ledgers (404s, 409s, 200 reads), not only the JSON parser.
     expect(statuses.get(404)).toBeGreaterThan(50);
     expect(statuses.get(400)).toBeGreaterThan(50);
     expect(statuses.get(200)).toBeGreaterThan(50);
+    expect(statuses.get(409)).toBeGreaterThan(0);
   }, 120_000);
 
   it('answers random well-formed JSON bodies on every route without a 5xx', async () => {
