@@ -2,15 +2,18 @@
 // ledger session, a branch (an entry whose parent is not the newest turn of any of the source's
 // sessions) → a fork at that turn, a compaction → recordCompaction with the source's summary and
 // cut. Each source line is recorded with the turn that holds it, in the same transaction, so a
-// re-run skips what it has and a grown transcript appends only its new lines. Commits every
-// COMMIT_EVERY lines: memory stays flat, and an interrupted import resumes where it stopped.
+// re-run skips what it has and a grown transcript appends only its new lines. Turns that follow
+// one another are appended in batches (one appendTurns call each); the transaction commits every
+// COMMIT_EVERY lines, so memory stays flat and an interrupted import resumes where it stopped.
 
-import type { AgentsLedger } from '@nexus/agents-ledger';
+import type { AgentsLedger, AppendTurnInput } from '@nexus/agents-ledger';
 import { type CompactionTurn, LedgerError, type SessionSettings } from '@nexus/core';
 import type { ImportStore } from './import-store.ts';
-import type { CompactionEntry, FormatName, SourceSession, TranscriptEntry, TurnEntry } from './transcript-entry.ts';
+import { freshPart, lineTurnOf, openSource, type SourceState } from './source-state.ts';
+import type { CompactionEntry, FormatName, SkipEntry, TranscriptEntry, TurnEntry } from './transcript-entry.ts';
 
-const COMMIT_EVERY = 2000;
+const COMMIT_EVERY = 5000;
+const BATCH_TURNS = 500;
 
 export interface WriteCounts {
   lines: number;
@@ -45,23 +48,13 @@ export interface WriteOptions {
   onProgress?(): void;
 }
 
-interface SourceState {
-  key: string;
-  mainSessionId: string;
-  /** Head turn → the source's session whose head it is: where an entry following it goes. */
-  heads: Map<string, string>;
-  /** Session → its head turn, for the sessions this source writes to. */
-  sessionHeads: Map<string, string | null>;
-  label: string;
-  /** The source a forked transcript was copied from: lines it shares with it are found there. */
-  copiedFrom?: string;
+/** Turns waiting to be appended to one session, each with the source lines it will hold. */
+interface Batch {
+  sessionId: string;
+  items: Array<{ input: AppendTurnInput; lineIds: string[]; line: number }>;
 }
 
-/** The turn holding a source line (null: known, before any turn), here or in the source it copies. */
-function lineTurnOf(state: SourceState, store: ImportStore, lineId: string): string | null | undefined {
-  const own = store.lineTurn(state.key, lineId);
-  return own !== undefined || !state.copiedFrom ? own : store.lineTurn(state.copiedFrom, lineId);
-}
+type LineEntry = TurnEntry | CompactionEntry | SkipEntry;
 
 /** Writes the entries of one file; returns the source it wrote to (null for a file with no session). */
 export async function writeEntries(
@@ -71,7 +64,7 @@ export async function writeEntries(
   const { store, counts } = options;
   let state: SourceState | null = null;
   let written: WrittenSource | null = null;
-  let previousTurnId: string | null = null;
+  const cursor: Cursor = { previousTurnId: null, batch: null };
   let sinceCommit = 0;
   store.begin();
   try {
@@ -90,16 +83,21 @@ export async function writeEntries(
       counts.lines += entry.lineIds.length;
       const fresh = freshPart(state, entry, store);
       counts.known += entry.lineIds.length - (fresh?.lineIds.length ?? 0);
-      if (fresh) previousTurnId = await writeEntry(state, fresh, previousTurnId, options);
-      else previousTurnId = lineTurnOf(state, store, entry.lineIds.at(-1) as string) ?? previousTurnId;
+      if (fresh) await writeEntry(state, fresh, cursor, options);
+      else {
+        await flush(state, cursor, options);
+        cursor.previousTurnId = lineTurnOf(state, store, entry.lineIds.at(-1) as string) ?? cursor.previousTurnId;
+      }
       sinceCommit += entry.lineIds.length;
       if (sinceCommit >= COMMIT_EVERY) {
+        await flush(state, cursor, options);
         store.commit();
         store.begin();
         sinceCommit = 0;
       }
       options.onProgress?.();
     }
+    if (state) await flush(state, cursor, options);
     store.commit();
   } catch (error) {
     store.rollback();
@@ -108,104 +106,104 @@ export async function writeEntries(
   return written;
 }
 
-/**
- * The part of an entry an earlier run did not import: all of it, none of it (null), or, for a turn
- * that grew since (a reply whose later blocks were written after the last import), its new lines'
- * blocks as a turn of their own following the old part.
- */
-function freshPart<Entry extends Exclude<TranscriptEntry, SourceSession | { kind: 'problem' }>>(
-  state: SourceState,
-  entry: Entry,
-  store: ImportStore,
-): Entry | null {
-  const known = entry.lineIds.map((lineId) => lineTurnOf(state, store, lineId) !== undefined);
-  if (!known.some(Boolean)) return entry;
-  if (known.every(Boolean)) return null;
-  const lastKnown = known.lastIndexOf(true);
-  const lineIds = entry.lineIds.filter((_, index) => !known[index]);
-  if (entry.kind !== 'turn' || !entry.blocksByLine) return { ...entry, lineIds, parentLineId: entry.lineIds[lastKnown] };
-  const content = entry.blocksByLine.filter((_, index) => !known[index]).flat();
-  if (content.length === 0)
-    return { ...entry, kind: 'skip', lineIds, parentLineId: entry.lineIds[lastKnown] } as unknown as Entry;
-  return { ...entry, lineIds, content, parentLineId: entry.lineIds[lastKnown] };
+interface Cursor {
+  /** The turn the next linear entry follows (once the batch is flushed). */
+  previousTurnId: string | null;
+  batch: Batch | null;
 }
 
-async function openSource(session: SourceSession, options: WriteOptions): Promise<{ state: SourceState; created: boolean }> {
-  const { ledger, store } = options;
-  const known = store.source(session.key);
-  if (known) {
-    // Forks first, the main session last: when a fork shares its head, entries go to the main line.
-    const heads = new Map<string, string>();
-    const sessionHeads = new Map<string, string | null>();
-    const visit = (tree: Awaited<ReturnType<AgentsLedger['tree']>>) => {
-      for (const fork of tree.forks) visit(fork);
-      sessionHeads.set(tree.session.id, tree.session.headTurnId);
-      if (tree.session.headTurnId) heads.set(tree.session.headTurnId, tree.session.id);
-    };
-    visit(await ledger.tree(known.sessionId));
-    return {
-      state: {
-        key: session.key,
-        mainSessionId: known.sessionId,
-        heads,
-        sessionHeads,
-        label: session.label,
-        copiedFrom: session.forkOf?.copiesLines ? session.forkOf.key : undefined,
-      },
-      created: false,
-    };
+/** Writes one new entry and records its lines (now, or when its batch is appended). */
+async function writeEntry(state: SourceState, entry: LineEntry, cursor: Cursor, options: WriteOptions): Promise<void> {
+  const batch = cursor.batch;
+  // An entry following the batch's last turn joins it: a turn as the next item, a skip line as a
+  // line of that turn.
+  const last = batch?.items.at(-1);
+  const parentLineId = entry.parentLineId;
+  if (
+    last &&
+    entry.kind !== 'compaction' &&
+    (parentLineId === undefined || (parentLineId !== null && last.lineIds.includes(parentLineId)))
+  ) {
+    if (entry.kind === 'skip') last.lineIds.push(...entry.lineIds);
+    else batch?.items.push({ input: inputOf(entry, options), lineIds: [...entry.lineIds], line: entry.line });
+    if ((batch?.items.length ?? 0) >= BATCH_TURNS) await flush(state, cursor, options);
+    return;
   }
-  const forkPoint = session.forkOf ? forkPointOf(session.forkOf, store) : undefined;
-  const sessionId = forkPoint
-    ? (await ledger.forkFrom(forkPoint, { label: session.label, settings: options.settings })).session.id
-    : (await ledger.createSession({ label: session.label, settings: options.settings })).id;
-  if (forkPoint) options.counts.forks += 1;
-  store.addSource(session.key, options.format, sessionId, options.path, Date.now());
-  const heads = new Map<string, string>();
-  if (forkPoint) heads.set(forkPoint, sessionId);
-  const sessionHeads = new Map<string, string | null>([[sessionId, forkPoint ?? null]]);
-  const state = {
-    key: session.key,
-    mainSessionId: sessionId,
-    heads,
-    sessionHeads,
-    label: session.label,
-    copiedFrom: session.forkOf?.copiesLines ? session.forkOf.key : undefined,
-  };
-  return { state, created: true };
-}
-
-/** The parent's turn a forked source starts after: the named line, else the turn at that time. */
-function forkPointOf(forkOf: NonNullable<SourceSession['forkOf']>, store: ImportStore): string | undefined {
-  const parent = store.source(forkOf.key);
-  if (!parent) return undefined;
-  if (forkOf.atLineId) {
-    const turn = store.lineTurn(forkOf.key, forkOf.atLineId);
-    if (turn) return turn;
+  await flush(state, cursor, options);
+  const parentTurnId = resolveParent(state, entry.parentLineId, cursor.previousTurnId, options.store);
+  if (entry.kind === 'turn') {
+    try {
+      const sessionId = await sessionAfter(state, parentTurnId, options);
+      cursor.batch = { sessionId, items: [{ input: inputOf(entry, options), lineIds: [...entry.lineIds], line: entry.line }] };
+      return;
+    } catch (error) {
+      reportSkipped(error, entry.line, options);
+    }
   }
-  if (forkOf.atTime !== undefined) return store.turnAtTime(parent.sessionId, forkOf.atTime);
-  return undefined;
-}
-
-/** Writes one new entry and records its lines; returns the turn the next linear entry follows. */
-async function writeEntry(
-  state: SourceState,
-  entry: TurnEntry | CompactionEntry | { kind: 'skip'; lineIds: string[]; parentLineId?: string | null; line: number },
-  previousTurnId: string | null,
-  options: WriteOptions,
-): Promise<string | null> {
-  const parentTurnId = resolveParent(state, entry.parentLineId, previousTurnId, options.store);
-  let turnId: string | null = parentTurnId;
-  try {
-    if (entry.kind === 'turn') turnId = await writeTurn(state, entry, parentTurnId, options);
-    else if (entry.kind === 'compaction') turnId = await writeCompaction(state, entry, parentTurnId, options);
-  } catch (error) {
-    if (!LedgerError.isInstance(error) || error.code === 'STORAGE') throw error;
-    // The line stays recorded (at its parent's turn), so a re-run does not report it again.
-    options.onProblem({ path: options.path, line: entry.line, message: `skipped: ${error.message}` });
+  let turnId = parentTurnId;
+  if (entry.kind === 'compaction') {
+    try {
+      turnId = await writeCompaction(state, entry, parentTurnId, options);
+    } catch (error) {
+      reportSkipped(error, entry.line, options);
+    }
   }
   for (const lineId of entry.lineIds) options.store.addLine(state.key, lineId, turnId);
-  return turnId;
+  cursor.previousTurnId = turnId;
+}
+
+/** A source line the ledger refuses (a turn over the context window, say) is reported and skipped. */
+function reportSkipped(error: unknown, line: number, options: WriteOptions): void {
+  if (!LedgerError.isInstance(error) || error.code === 'STORAGE') throw error;
+  // The line stays recorded (at its parent's turn), so a re-run does not report it again.
+  options.onProblem({ path: options.path, line, message: `skipped: ${error.message}` });
+}
+
+function inputOf(entry: TurnEntry, options: WriteOptions): AppendTurnInput {
+  return {
+    role: entry.role,
+    content: entry.content,
+    ...(entry.timestamp === undefined ? {} : { timestamp: entry.timestamp }),
+    ...(entry.model === undefined ? {} : { model: entry.model }),
+    metadata: { source: { format: options.format, lines: entry.lineIds }, ...entry.metadata },
+  };
+}
+
+/** Appends the batch in one call (item by item when the ledger refuses one) and records its lines. */
+async function flush(state: SourceState, cursor: Cursor, options: WriteOptions): Promise<void> {
+  const batch = cursor.batch;
+  if (!batch) return;
+  cursor.batch = null;
+  const { ledger, store, counts } = options;
+  let head = state.sessionHeads.get(batch.sessionId) ?? null;
+  const record = (item: Batch['items'][number], turnId: string | null) => {
+    for (const lineId of item.lineIds) store.addLine(state.key, lineId, turnId);
+  };
+  try {
+    const turns = await ledger.appendTurns(
+      batch.sessionId,
+      batch.items.map((item, index) => (index === 0 ? { ...item.input, expectedHeadTurnId: head } : item.input)),
+    );
+    for (const [index, item] of batch.items.entries()) record(item, turns[index]?.id ?? null);
+    const newest = turns.at(-1)?.id as string;
+    moveHead(state, batch.sessionId, head, newest);
+    counts.turns += turns.length;
+    cursor.previousTurnId = newest;
+  } catch (error) {
+    if (!LedgerError.isInstance(error) || error.code === 'STORAGE' || error.code === 'HEAD_CONFLICT') throw error;
+    for (const item of batch.items) {
+      try {
+        const turn = await ledger.appendTurn(batch.sessionId, { ...item.input, expectedHeadTurnId: head });
+        moveHead(state, batch.sessionId, head, turn.id);
+        head = turn.id;
+        counts.turns += 1;
+      } catch (itemError) {
+        reportSkipped(itemError, item.line, options);
+      }
+      record(item, head);
+    }
+    cursor.previousTurnId = head;
+  }
 }
 
 function resolveParent(
@@ -240,27 +238,6 @@ function moveHead(state: SourceState, sessionId: string, from: string | null, to
   if (from !== null && state.heads.get(from) === sessionId) state.heads.delete(from);
   state.heads.set(to, sessionId);
   state.sessionHeads.set(sessionId, to);
-}
-
-async function writeTurn(
-  state: SourceState,
-  entry: TurnEntry,
-  parentTurnId: string | null,
-  options: WriteOptions,
-): Promise<string> {
-  const sessionId = await sessionAfter(state, parentTurnId, options);
-  const head = state.sessionHeads.get(sessionId) ?? null;
-  const turn = await options.ledger.appendTurn(sessionId, {
-    role: entry.role,
-    content: entry.content,
-    expectedHeadTurnId: head,
-    ...(entry.timestamp === undefined ? {} : { timestamp: entry.timestamp }),
-    ...(entry.model === undefined ? {} : { model: entry.model }),
-    metadata: { source: { format: options.format, lines: entry.lineIds }, ...entry.metadata },
-  });
-  moveHead(state, sessionId, head, turn.id);
-  options.counts.turns += 1;
-  return turn.id;
 }
 
 async function writeCompaction(

@@ -1,0 +1,109 @@
+// What the writer knows of one source while it writes it: the ledger sessions it maps to and their
+// heads, and how a source line is looked up (its own record, or the source a pi fork copied).
+// Opening a source finds the session an earlier import made, or creates it (a fork when the
+// source continues another one).
+
+import type { AgentsLedger } from '@nexus/agents-ledger';
+import type { ImportStore } from './import-store.ts';
+import type { SourceSession, TranscriptEntry } from './transcript-entry.ts';
+import type { WriteOptions } from './write-entries.ts';
+
+export interface SourceState {
+  key: string;
+  mainSessionId: string;
+  /** Head turn → the source's session whose head it is: where an entry following it goes. */
+  heads: Map<string, string>;
+  /** Session → its head turn, for the sessions this source writes to. */
+  sessionHeads: Map<string, string | null>;
+  label: string;
+  /** The source a forked transcript was copied from: lines it shares with it are found there. */
+  copiedFrom?: string;
+}
+
+/** The turn holding a source line (null: known, before any turn), here or in the source it copies. */
+export function lineTurnOf(state: SourceState, store: ImportStore, lineId: string): string | null | undefined {
+  const own = store.lineTurn(state.key, lineId);
+  return own !== undefined || !state.copiedFrom ? own : store.lineTurn(state.copiedFrom, lineId);
+}
+
+/**
+ * The part of an entry an earlier run did not import: all of it, none of it (null), or, for a turn
+ * that grew since (a reply whose later blocks were written after the last import), its new lines'
+ * blocks as a turn of their own following the old part.
+ */
+export function freshPart<Entry extends Exclude<TranscriptEntry, SourceSession | { kind: 'problem' }>>(
+  state: SourceState,
+  entry: Entry,
+  store: ImportStore,
+): Entry | null {
+  const known = entry.lineIds.map((lineId) => lineTurnOf(state, store, lineId) !== undefined);
+  if (!known.some(Boolean)) return entry;
+  if (known.every(Boolean)) return null;
+  const lastKnown = known.lastIndexOf(true);
+  const lineIds = entry.lineIds.filter((_, index) => !known[index]);
+  if (entry.kind !== 'turn' || !entry.blocksByLine) return { ...entry, lineIds, parentLineId: entry.lineIds[lastKnown] };
+  const content = entry.blocksByLine.filter((_, index) => !known[index]).flat();
+  if (content.length === 0)
+    return { ...entry, kind: 'skip', lineIds, parentLineId: entry.lineIds[lastKnown] } as unknown as Entry;
+  return { ...entry, lineIds, content, parentLineId: entry.lineIds[lastKnown] };
+}
+
+export async function openSource(
+  session: SourceSession,
+  options: WriteOptions,
+): Promise<{ state: SourceState; created: boolean }> {
+  const { ledger, store } = options;
+  const known = store.source(session.key);
+  if (known) {
+    // Forks first, the main session last: when a fork shares its head, entries go to the main line.
+    const heads = new Map<string, string>();
+    const sessionHeads = new Map<string, string | null>();
+    const visit = (tree: Awaited<ReturnType<AgentsLedger['tree']>>) => {
+      for (const fork of tree.forks) visit(fork);
+      sessionHeads.set(tree.session.id, tree.session.headTurnId);
+      if (tree.session.headTurnId) heads.set(tree.session.headTurnId, tree.session.id);
+    };
+    visit(await ledger.tree(known.sessionId));
+    return {
+      state: {
+        key: session.key,
+        mainSessionId: known.sessionId,
+        heads,
+        sessionHeads,
+        label: session.label,
+        copiedFrom: session.forkOf?.copiesLines ? session.forkOf.key : undefined,
+      },
+      created: false,
+    };
+  }
+  const forkPoint = session.forkOf ? forkPointOf(session.forkOf, store) : undefined;
+  const sessionId = forkPoint
+    ? (await ledger.forkFrom(forkPoint, { label: session.label, settings: options.settings })).session.id
+    : (await ledger.createSession({ label: session.label, settings: options.settings })).id;
+  if (forkPoint) options.counts.forks += 1;
+  store.addSource(session.key, options.format, sessionId, options.path, Date.now());
+  const heads = new Map<string, string>();
+  if (forkPoint) heads.set(forkPoint, sessionId);
+  const sessionHeads = new Map<string, string | null>([[sessionId, forkPoint ?? null]]);
+  const state = {
+    key: session.key,
+    mainSessionId: sessionId,
+    heads,
+    sessionHeads,
+    label: session.label,
+    copiedFrom: session.forkOf?.copiesLines ? session.forkOf.key : undefined,
+  };
+  return { state, created: true };
+}
+
+/** The parent's turn a forked source starts after: the named line, else the turn at that time. */
+function forkPointOf(forkOf: NonNullable<SourceSession['forkOf']>, store: ImportStore): string | undefined {
+  const parent = store.source(forkOf.key);
+  if (!parent) return undefined;
+  if (forkOf.atLineId) {
+    const turn = store.lineTurn(forkOf.key, forkOf.atLineId);
+    if (turn) return turn;
+  }
+  if (forkOf.atTime !== undefined) return store.turnAtTime(parent.sessionId, forkOf.atTime);
+  return undefined;
+}
