@@ -47,6 +47,26 @@ describe('Messages JSON and nexus-eval import', () => {
     expect(second.sources[0]?.sessionId).toBe(first.sources[0]?.sessionId);
   });
 
+  it('skips a message the ledger refuses (over the context window), keeps the rest, and does not report it twice', async () => {
+    temp = openTempLedger();
+    const { ledger } = temp;
+    const messages = [
+      { role: 'user', content: 'short question about the cache' },
+      { role: 'assistant', content: 'word '.repeat(2000) },
+      { role: 'user', content: 'and the next question' },
+    ];
+    const settings = { contextWindow: 400, reserveTokens: 50, keepRecentTokens: 100 };
+    const first = await importTranscripts({ ledger, paths: ['-'], stdin: Readable.from([JSON.stringify(messages)]), settings });
+    expect(first.turns).toBe(2);
+    expect(first.problems).toEqual([
+      { path: '-', line: 2, message: expect.stringMatching(/^skipped: A turn of ~\d+ tokens is over the limit of 400/) },
+    ]);
+    const history = await historyOf(ledger, first.sources[0]?.sessionId as string);
+    expect(history.map(describeTurn)).toEqual(['user: short question about the cache', 'user: and the next question']);
+    const again = await importTranscripts({ ledger, paths: ['-'], stdin: Readable.from([JSON.stringify(messages)]), settings });
+    expect(again).toMatchObject({ turns: 0, known: 3, problems: [] });
+  });
+
   it('replays nexus-eval/v1 with compaction once per conversation id', async () => {
     temp = openTempLedger();
     const { ledger } = temp;
