@@ -12,8 +12,26 @@ describe('parseEvalArguments', () => {
       jsonPath: null,
       retrievalShare: null,
       minRelevance: null,
+      diff: null,
+      scoresPath: null,
+      fromPath: null,
       help: false,
     });
+  });
+
+  it('takes --diff A,B, --scores FILE and --from FILE', () => {
+    const parsed = parseEvalArguments(['--data', 'a.json', '--diff', 'hybrid,retrieval', '--scores', 's.jsonl']);
+    expect(parsed).toMatchObject({ diff: ['hybrid', 'retrieval'], scoresPath: 's.jsonl', fromPath: null });
+    expect(parseEvalArguments(['--diff', 'hybrid,retrieval', '--from', 's.jsonl'])).toMatchObject({
+      data: [],
+      fromPath: 's.jsonl',
+    });
+    expect(() => parseEvalArguments(['--data', 'a.json', '--diff', 'hybrid'])).toThrow(/two different strategies/);
+    expect(() => parseEvalArguments(['--data', 'a.json', '--diff', 'hybrid,hybrid'])).toThrow(/two different strategies/);
+    expect(() => parseEvalArguments(['--data', 'a.json', '--diff', 'hybrid,bm25'])).toThrow(/unknown "bm25"/);
+    expect(() => parseEvalArguments(['--data', 'a.json', '--diff', 'hybrid,flat', '--from', 's.jsonl'])).toThrow(
+      /leave out --data/,
+    );
   });
 
   it('takes several data paths, inline values and every option', () => {

@@ -21,6 +21,12 @@ export interface EvalArguments {
   /** hybrid's retrieval share; null: the ledger's default. */
   retrievalShare: number | null;
   minRelevance: number | null;
+  /** Two strategies to diff question by question, or null. */
+  diff: [StrategyName, StrategyName] | null;
+  /** Where to append every question's scores as JSON Lines, as each conversation finishes. */
+  scoresPath: string | null;
+  /** A --scores file to diff instead of running (with --diff). */
+  fromPath: string | null;
   help: boolean;
 }
 
@@ -42,7 +48,12 @@ Options:
   --mode LIST           aware, agnostic or both (default aware,agnostic)
   --summarizer NAME     extractive (default, offline) or anthropic (needs ANTHROPIC_API_KEY; model
                         $NEXUS_SUMMARY_MODEL, default claude-haiku-4-5; costs money per call)
-  --json FILE           also write config, rows and cost as JSON to FILE
+  --json FILE           also write config, rows and cost as JSON to FILE (rewritten as each
+                        conversation finishes, so a run cut short keeps what it measured)
+  --scores FILE         append every question's scores to FILE as JSON Lines, as each conversation finishes
+  --diff A,B            also print a per-question diff of strategies A and B (ER_frac): which questions
+                        each keeps more evidence on, per budget and mode
+  --from FILE           with --diff: diff a --scores file of an earlier run instead of running (no --data)
   --help                print this text
 
 Method:
@@ -96,6 +107,9 @@ export function parseEvalArguments(argv: readonly string[]): EvalArguments {
     jsonPath: null,
     retrievalShare: null,
     minRelevance: null,
+    diff: null,
+    scoresPath: null,
+    fromPath: null,
     help: false,
   };
   let sawData = false;
@@ -148,6 +162,20 @@ export function parseEvalArguments(argv: readonly string[]): EvalArguments {
       case '--json':
         parsed.jsonPath = takeValue();
         break;
+      case '--scores':
+        parsed.scoresPath = takeValue();
+        break;
+      case '--from':
+        parsed.fromPath = takeValue();
+        break;
+      case '--diff': {
+        const pair = takeValue()
+          .split(',')
+          .map((part) => part.trim());
+        if (pair.length !== 2 || pair[0] === pair[1]) throw new UsageError('--diff takes two different strategies, as A,B.');
+        parsed.diff = parseChoices(pair.join(','), STRATEGIES, flag) as [StrategyName, StrategyName];
+        break;
+      }
       case '--help':
       case '-h':
         parsed.help = true;
@@ -160,8 +188,16 @@ export function parseEvalArguments(argv: readonly string[]): EvalArguments {
         );
     }
   }
+  if (parsed.fromPath !== null) {
+    if (parsed.diff === null) throw new UsageError('--from reads a --scores file for --diff: give --diff A,B too.');
+    if (sawData) throw new UsageError('--from diffs an earlier run: leave out --data.');
+    return parsed;
+  }
   if (!parsed.help && (!sawData || parsed.data.length === 0)) {
     throw new UsageError('--data needs at least one nexus-eval/v1 file or folder.');
+  }
+  if (parsed.diff?.some((name) => !parsed.strategies.includes(name))) {
+    throw new UsageError(`--diff ${(parsed.diff ?? []).join(',')}: both strategies must be among --strategies.`);
   }
   return parsed;
 }

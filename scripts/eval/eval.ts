@@ -26,9 +26,11 @@
 
 import { writeFileSync } from 'node:fs';
 import { parseEvalArguments, USAGE, UsageError } from './arguments.ts';
+import { diffStrategies, renderDiff } from './diff.ts';
 import { createProgressReporter } from './progress.ts';
 import { renderReport, reportJson } from './report.ts';
 import { runEvaluation } from './run-evaluation.ts';
+import { appendScores, readScores, startScoresFile } from './scores-file.ts';
 
 const HINT = 'Run `pnpm exec tsx scripts/eval/eval.ts --help` for the usage and the method.';
 
@@ -45,16 +47,37 @@ async function main(argv: readonly string[]): Promise<number> {
     process.stdout.write(USAGE);
     return 0;
   }
+  if (options.fromPath !== null && options.diff !== null) {
+    try {
+      process.stdout.write(renderDiff(diffStrategies(readScores(options.fromPath), ...options.diff)));
+      return 0;
+    } catch (error) {
+      process.stderr.write(`eval: ${error instanceof Error ? error.message : String(error)}\n`);
+      return 1;
+    }
+  }
   const progress = createProgressReporter(process.stderr);
   const started = performance.now();
+  const { jsonPath, scoresPath } = options;
   try {
-    const { report } = await runEvaluation({ ...options, onProgress: progress.report });
+    if (scoresPath) startScoresFile(scoresPath);
+    const { report, scores } = await runEvaluation({
+      ...options,
+      onProgress: progress.report,
+      // Written as each conversation finishes: a failure late in a long run keeps the rest.
+      onConversation: (done) => {
+        if (scoresPath) appendScores(scoresPath, done.scores);
+        if (jsonPath) writeFileSync(jsonPath, reportJson(done.report));
+      },
+    });
     progress.finish();
     process.stdout.write(renderReport(report));
-    if (options.jsonPath) writeFileSync(options.jsonPath, reportJson(report));
+    if (options.diff) process.stdout.write(`\n${renderDiff(diffStrategies(scores, ...options.diff))}`);
+    if (jsonPath) writeFileSync(jsonPath, reportJson(report));
     const seconds = ((performance.now() - started) / 1000).toFixed(1);
-    process.stderr.write(`[eval] done in ${seconds} s${options.jsonPath ? `; JSON written to ${options.jsonPath}` : ''}\n`);
-    return 0;
+    process.stderr.write(`[eval] done in ${seconds} s${jsonPath ? `; JSON written to ${jsonPath}` : ''}\n`);
+    for (const failure of report.config.failures) process.stderr.write(`eval: ${failure.file} failed: ${failure.error}\n`);
+    return report.config.failures.length > 0 ? 1 : 0;
   } catch (error) {
     progress.finish();
     process.stderr.write(`eval: ${error instanceof Error ? error.message : String(error)}\n`);

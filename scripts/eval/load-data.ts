@@ -2,10 +2,14 @@
 // the ledger's parser checks the messages, this module the questions (which it leaves unchecked).
 // Every error names the file. One repair: a message id that repeats (LongMemEval haystacks can
 // hold one session twice) is renamed `<id>#2`, `#3`… in its later copies, so the file imports
-// whole; an evidence id that repeats is ambiguous and refused.
+// whole; an evidence id that repeats is ambiguous and refused. Messages are checked by the
+// importer's own rules (validateConversation applies them), so a file that loads imports; an empty
+// message, which import skips, is listed and dropped from the evidence it is named in (there is no
+// text of it to find, and an empty text would be found in every context).
 
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { importableContent } from '../../packages/agents-ledger/src/import/message-content.ts';
 import { type Conversation, validateConversation } from '../../packages/agents-ledger/src/index.ts';
 
 /** A data file the evaluation cannot use: exit code 1, with the file named. */
@@ -16,6 +20,8 @@ export interface LoadedConversation {
   conversation: Conversation;
   /** Message ids that appeared more than once; their later copies were renamed `<id>#2`, … */
   repeatedIds: string[];
+  /** Empty messages: import skips them, and evidence naming them is left out. */
+  emptyMessageIds: string[];
 }
 
 /** Files as given, folders searched (recursively, in name order) for *.json. */
@@ -73,7 +79,13 @@ export function loadConversationFile(file: string): LoadedConversation {
   if (ambiguous.length > 0) {
     throw new DataError(`${file}: evidence "${ambiguous[0]}" names a message id that appears more than once.`);
   }
-  return { file, conversation, repeatedIds };
+  const empty = new Set(
+    conversation.messages.filter((message) => importableContent(message.content) === null).map((message) => message.id),
+  );
+  if (empty.size > 0) {
+    for (const question of conversation.questions) question.evidence = question.evidence.filter((id) => !empty.has(id));
+  }
+  return { file, conversation, repeatedIds, emptyMessageIds: [...empty] };
 }
 
 /** Renames the later copies of a repeated message id in place; returns the ids that repeated. */

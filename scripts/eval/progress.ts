@@ -16,7 +16,8 @@ export function createProgressReporter(stream: ProgressStream): {
   return {
     report(progress) {
       const where = `[eval] ${progress.index}/${progress.count} ${progress.file}`;
-      const seconds = progress.seconds === undefined ? '' : ` done in ${progress.seconds.toFixed(1)} s`;
+      const seconds =
+        progress.seconds === undefined ? '' : ` ${progress.failed ? 'FAILED after' : 'done in'} ${progress.seconds.toFixed(1)} s`;
       if (stream.isTTY) {
         stream.write(`\r\u001b[K${where}${progress.step === null ? seconds : `: ${progress.step}`}`);
         lineOpen = true;

@@ -1,5 +1,6 @@
 // How the evaluation's report reads: markdown tables for stdout (the "all" rows, the cost, then
-// ER_all per category when there are several), and the JSON file. Pure: eval.ts writes them.
+// ER_frac and ER_all per category when there are several), and the JSON file. Pure: eval.ts
+// writes them.
 
 import { ALL_CATEGORIES, type ResultRow } from './aggregate.ts';
 import type { EvaluationReport } from './run-evaluation.ts';
@@ -33,6 +34,12 @@ export function renderReport(report: EvaluationReport): string {
       (raised > 0 ? ` ${raised} window(s) raised to the largest message (config.windowRaises).` : '') +
       (config.repeatedMessageIds.length > 0
         ? ` ${config.repeatedMessageIds.length} file(s) repeat message ids; later copies imported as <id>#2 (config.repeatedMessageIds).`
+        : '') +
+      (config.emptyMessages.length > 0
+        ? ` ${config.emptyMessages.reduce((total, item) => total + item.ids.length, 0)} empty message(s) skipped by import (config.emptyMessages).`
+        : '') +
+      (config.failures.length > 0
+        ? ` ${config.failures.length} conversation(s) FAILED and are left out: ${config.failures.map((failure) => `${failure.file} (${failure.error})`).join('; ')}.`
         : ''),
   );
   const all = rows.filter((row) => row.category === ALL_CATEGORIES);
@@ -70,14 +77,20 @@ export function renderReport(report: EvaluationReport): string {
   if (categories.length > 1) {
     // A category without evidence (unanswerable questions) has no ER to show.
     const scored = categories.filter((category) => rows.some((row) => row.category === category && row.n > 0));
-    for (const mode of config.modes) sections.push(categoryTable(rows, scored, mode));
-    sections.push('AP, ATR and ER_frac per category, and categories without evidence, are in the JSON report (--json).');
+    for (const mode of config.modes) sections.push(categoryTable(rows, scored, mode, 'er_frac'));
+    for (const mode of config.modes) sections.push(categoryTable(rows, scored, mode, 'er_all'));
+    sections.push('AP and ATR per category, and categories without evidence, are in the JSON report (--json).');
   }
   return `${sections.join('\n\n')}\n`;
 }
 
-/** ER_all per category: one row per category and strategy, one column per budget. */
-function categoryTable(rows: readonly ResultRow[], categories: readonly string[], mode: string): string {
+/** One metric per category: one row per category and strategy, one column per budget. */
+function categoryTable(
+  rows: readonly ResultRow[],
+  categories: readonly string[],
+  mode: string,
+  metric: 'er_frac' | 'er_all',
+): string {
   const mine = rows.filter((row) => row.mode === mode);
   const strategies = [...new Set(mine.map((row) => row.strategy))];
   const budgets = [...new Set(mine.map((row) => row.budget))];
@@ -85,10 +98,10 @@ function categoryTable(rows: readonly ResultRow[], categories: readonly string[]
   const lines = categories.flatMap((category) =>
     strategies.map((strategy) => {
       const cells = budgets.map((budget) => byKey.get(JSON.stringify([category, strategy, budget])));
-      return [category, String(cells[0]?.n ?? 0), strategy, ...cells.map((row) => formatPercent(row?.er_all ?? null))];
+      return [category, String(cells[0]?.n ?? 0), strategy, ...cells.map((row) => formatPercent(row?.[metric] ?? null))];
     }),
   );
-  return `## ER_all by category, ${mode}\n\n${formatMarkdownTable(
+  return `## ${metric === 'er_frac' ? 'ER_frac' : 'ER_all'} by category, ${mode}\n\n${formatMarkdownTable(
     ['category', 'n', 'strategy', ...budgets.map((budget) => `B=${budget}`)],
     lines,
     new Set([0, 2]),

@@ -1,6 +1,10 @@
 // The whole evaluation as one function (the command line and the tests call it): checks every
-// data file first, runs each conversation (run-conversation.ts) in a scratch folder, and returns
-// the report: config, rows and cost. Printing is left to report.ts.
+// data file first, by the importer's own rules, and refuses to start while any is bad (naming them
+// all); runs each conversation (run-conversation.ts) in a scratch folder; hands each finished
+// conversation's scores and the report so far to `onConversation` (eval.ts writes them, so a late
+// failure keeps the rest); and returns the report: config, rows and cost. A conversation that fails
+// while running is reported under config.failures and the others still count. Printing is left to
+// report.ts.
 
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -8,7 +12,7 @@ import { join } from 'node:path';
 import { DEFAULT_MIN_RELEVANCE, DEFAULT_RETRIEVAL_SHARE } from '../../packages/agents-ledger/src/index.ts';
 import { aggregateRows, type CostRow, type ImportCost, type ResultRow, type ScoredQuestion, sumCosts } from './aggregate.ts';
 import type { Mode, StrategyName, SummarizerName } from './arguments.ts';
-import { collectDataFiles, type LoadedConversation, loadConversationFile } from './load-data.ts';
+import { collectDataFiles, DataError, type LoadedConversation, loadConversationFile } from './load-data.ts';
 import { messageTexts, runConversation, type WindowRaise } from './run-conversation.ts';
 import { prepareQuestion } from './score.ts';
 
@@ -23,6 +27,24 @@ export interface EvaluationOptions {
   retrievalShare?: number | null;
   minRelevance?: number | null;
   onProgress?: (progress: EvaluationProgress) => void;
+  /** Runs one conversation (default run-conversation.ts); tests put a failing one in its place. */
+  runConversation?: typeof runConversation;
+  /** Called as each conversation finishes (or fails), with its scores and the report so far. */
+  onConversation?: (done: ConversationDone) => void;
+}
+
+export interface ConversationDone {
+  file: string;
+  /** This conversation's scores (none when it failed). */
+  scores: ScoredQuestion[];
+  /** The report over every conversation finished so far. */
+  report: EvaluationReport;
+}
+
+/** A conversation that failed while running: the run goes on without it. */
+export interface ConversationFailure {
+  file: string;
+  error: string;
 }
 
 export interface EvaluationProgress {
@@ -34,6 +56,8 @@ export interface EvaluationProgress {
   step: string | null;
   /** Seconds the conversation took, once done. */
   seconds?: number;
+  /** Set when the conversation failed (config.failures says why). */
+  failed?: boolean;
 }
 
 export interface EvaluationConfig {
@@ -55,6 +79,10 @@ export interface EvaluationConfig {
   questions: { total: number; er: number; ap: number; atr: number };
   /** What each number of a row means. */
   metrics: Record<'n' | 'ap' | 'atr' | 'er_all' | 'er_frac', string>;
+  /** Conversations that failed while running, left out of the rows. */
+  failures: ConversationFailure[];
+  /** Messages skipped as empty (the importer's rule), by file; evidence naming one is left out. */
+  emptyMessages: Array<{ file: string; ids: string[] }>;
 }
 
 export interface EvaluationReport {
@@ -70,18 +98,25 @@ export interface EvaluationResult {
 }
 
 export async function runEvaluation(options: EvaluationOptions): Promise<EvaluationResult> {
-  const loaded = collectDataFiles(options.data).map(loadConversationFile);
+  const loaded = loadAll(collectDataFiles(options.data));
   const directory = mkdtempSync(join(tmpdir(), 'nexus-eval-'));
   const scores: ScoredQuestion[] = [];
   const costs: ImportCost[] = [];
   const windowRaises: WindowRaise[] = [];
+  const failures: ConversationFailure[] = [];
+  const finished: LoadedConversation[] = [];
+  const reportSoFar = (): EvaluationReport => ({
+    config: describeConfig(options, finished, windowRaises, failures),
+    rows: aggregateRows(scores, options),
+    cost: sumCosts(costs, options.strategies),
+  });
   try {
     for (const [position, item] of loaded.entries()) {
       const progress = { index: position + 1, count: loaded.length, file: item.file };
       const started = performance.now();
       let run: Awaited<ReturnType<typeof runConversation>>;
       try {
-        run = await runConversation(item, {
+        run = await (options.runConversation ?? runConversation)(item, {
           strategies: options.strategies,
           budgets: options.budgets,
           modes: options.modes,
@@ -92,28 +127,49 @@ export async function runEvaluation(options: EvaluationOptions): Promise<Evaluat
           onStep: (step) => options.onProgress?.({ ...progress, step }),
         });
       } catch (error) {
-        throw new Error(`${item.file}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+        // One conversation's failure costs that conversation, not the run.
+        failures.push({ file: item.file, error: error instanceof Error ? error.message : String(error) });
+        options.onProgress?.({ ...progress, step: null, seconds: (performance.now() - started) / 1000, failed: true });
+        options.onConversation?.({ file: item.file, scores: [], report: reportSoFar() });
+        continue;
       }
       scores.push(...run.scores);
       costs.push(...run.costs);
       windowRaises.push(...run.windowRaises);
+      finished.push(item);
       options.onProgress?.({ ...progress, step: null, seconds: (performance.now() - started) / 1000 });
+      options.onConversation?.({ file: item.file, scores: run.scores, report: reportSoFar() });
     }
   } finally {
     rmSync(directory, { recursive: true, force: true });
   }
-  const report: EvaluationReport = {
-    config: describeConfig(options, loaded, windowRaises),
-    rows: aggregateRows(scores, options),
-    cost: sumCosts(costs, options.strategies),
-  };
-  return { report, scores };
+  return { report: reportSoFar(), scores };
+}
+
+/** Every file loaded and checked before anything runs; all the bad ones named at once. */
+function loadAll(files: readonly string[]): LoadedConversation[] {
+  const loaded: LoadedConversation[] = [];
+  const problems: string[] = [];
+  for (const file of files) {
+    try {
+      loaded.push(loadConversationFile(file));
+    } catch (error) {
+      if (!(error instanceof DataError)) throw error;
+      problems.push(error.message);
+    }
+  }
+  if (problems.length === 1) throw new DataError(problems[0] as string);
+  if (problems.length > 1) {
+    throw new DataError(`${problems.length} of ${files.length} data files cannot be imported:\n  ${problems.join('\n  ')}`);
+  }
+  return loaded;
 }
 
 function describeConfig(
   options: EvaluationOptions,
   loaded: readonly LoadedConversation[],
   windowRaises: WindowRaise[],
+  failures: ConversationFailure[],
 ): EvaluationConfig {
   const questions = loaded.flatMap(({ conversation }) => {
     const texts = messageTexts(conversation);
@@ -162,5 +218,9 @@ function describeConfig(
       er_all: 'share of questions whose every evidence message survived (text in the context, or its turn cited as [t_…])',
       er_frac: 'mean share of evidence messages that survived',
     },
+    failures: [...failures],
+    emptyMessages: loaded
+      .filter((item) => item.emptyMessageIds.length > 0)
+      .map(({ file, emptyMessageIds }) => ({ file, ids: emptyMessageIds })),
   };
 }

@@ -1,8 +1,10 @@
 // Reads conversation files in the `nexus-eval/v1` format (see docs/api.md, "Importing a conversation"): a list of messages
 // with ids, roles and timestamps, and optional questions. Bad files get an error that names the
-// field, before anything is imported.
+// field, before anything is imported. Message content is checked by the importer's own rules
+// (message-content.ts): an empty message passes, and is skipped on import.
 
 import { type ContentBlock, InvalidInputError } from '@nexus/core';
+import { importableContent } from './message-content.ts';
 
 export interface ConversationMessage {
   id: string;
@@ -66,9 +68,17 @@ export function validateConversation(value: unknown, origin = 'conversation'): C
     if (typeof item.content !== 'string' && !Array.isArray(item.content)) {
       fail(`${where}.content must be a string or an array of content blocks.`, where);
     }
+    // The importer's own rules, so a file that passes here imports (an empty message is skipped).
+    try {
+      importableContent(item.content);
+    } catch (error) {
+      if (!(error instanceof InvalidInputError)) throw error;
+      fail(`${where}.${error.message}`, where);
+    }
     if (item.timestamp !== undefined && item.timestamp !== null) {
-      if (typeof item.timestamp !== 'string' || Number.isNaN(Date.parse(item.timestamp))) {
-        fail(`${where}.timestamp must be an ISO 8601 time or null, got ${JSON.stringify(item.timestamp)}.`, where);
+      // The ledger stores milliseconds since the epoch and refuses a time before it.
+      if (typeof item.timestamp !== 'string' || !(Date.parse(item.timestamp) >= 0)) {
+        fail(`${where}.timestamp must be an ISO 8601 time from 1970 on, or null; got ${JSON.stringify(item.timestamp)}.`, where);
       }
     }
   }

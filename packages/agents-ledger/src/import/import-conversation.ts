@@ -1,10 +1,11 @@
 // Replays a conversation into a new session the way a chat runtime would: one turn per message,
 // compacting whenever the session crosses its threshold. Used by `nexus import`, the demo and the
-// evaluation.
+// evaluation. An empty message is skipped and listed (message-content.ts says why).
 
 import { LedgerError, type NormalTurn, type SessionSettings, toolUseIds } from '@nexus/core';
 import type { AgentsLedger } from '../agents-ledger.ts';
 import type { Conversation } from './conversation-file.ts';
+import { importableContent } from './message-content.ts';
 
 const SKIPPABLE = new Set(['NOTHING_TO_COMPACT', 'COMPACTION_WOULD_NOT_SHRINK']);
 
@@ -25,8 +26,10 @@ export interface ImportResult {
   compactions: number;
   /** Threshold compactions that had nothing to summarize or would not have shrunk the context. */
   skippedCompactions: number;
-  /** Message id in the file → turn id in the ledger. */
+  /** Message id in the file → turn id in the ledger (skipped messages have none). */
   turnIds: Record<string, string>;
+  /** Empty messages, which import skips (message-content.ts), in file order. */
+  skippedMessageIds: string[];
 }
 
 export async function importConversation(
@@ -40,6 +43,7 @@ export async function importConversation(
     strategy: options.strategy,
   });
   const turnIds: Record<string, string> = {};
+  const skippedMessageIds: string[] = [];
   let compactions = 0;
   let skippedCompactions = 0;
   let lastTimestamp = 0;
@@ -48,9 +52,15 @@ export async function importConversation(
     // Each message keeps its own time; one without a time takes the latest time seen before it.
     const parsed = message.timestamp ? Date.parse(message.timestamp) : lastTimestamp;
     lastTimestamp = Math.max(lastTimestamp, parsed);
+    const content = importableContent(message.content);
+    if (content === null) {
+      skippedMessageIds.push(message.id);
+      options.onProgress?.(index + 1, conversation.messages.length, compactions);
+      continue;
+    }
     const turn = await ledger.appendTurn(session.id, {
       role: message.role,
-      content: message.content,
+      content,
       expectedHeadTurnId: head,
       timestamp: parsed,
       metadata: { messageId: message.id, ...(message.author ? { author: message.author } : {}) },
@@ -78,10 +88,11 @@ export async function importConversation(
   return {
     sessionId: session.id,
     headTurnId: head,
-    turns: conversation.messages.length,
+    turns: conversation.messages.length - skippedMessageIds.length,
     compactions,
     skippedCompactions,
     turnIds,
+    skippedMessageIds,
   };
 }
 
