@@ -54,9 +54,9 @@ async function main(): Promise<void> {
     await shot('search');
 
     await open(
-      `view=context&session=${fixture.migration.id}&budget=400&query=${encodeURIComponent('pgbouncer version')}&retrieval=1`,
+      `view=context&session=${fixture.migration.id}&budget=600&query=${encodeURIComponent('pgbouncer version')}&retrieval=1`,
     );
-    await page.waitForSelector('[data-piece="turn"]');
+    await page.waitForSelector('[data-context]');
     await shot('context');
 
     const topics = await fixture.ledger.topics(fixture.topics.id);

@@ -93,6 +93,20 @@ describe.skipIf(unavailable !== null)(unavailable ? `viewer (skipped: ${unavaila
     expect(boundaries).toEqual(
       fixture.compactions.map((turn) => ({ id: turn.id, tokens: `${turn.tokensBefore} → ${turn.tokensAfter}` })),
     );
+    // Each boundary shows, unasked, the events cited by the turns it stands for.
+    for (const compaction of fixture.compactions) {
+      const events = page.locator(`[data-turn="${compaction.id}"] > [data-field="cited-events"]`);
+      await page.locator(`[data-timeline] > [data-turn="${compaction.id}"]`).scrollIntoViewIfNeeded();
+      await page.waitForSelector(`[data-turn="${compaction.id}"] > [data-field="cited-events"][data-read="true"]`, {
+        state: 'attached',
+      });
+      const summarized = await fixture.ledger.getSummarizedTurns(compaction.id);
+      const expected = [...new Set(summarized.flatMap((turn) => (turn.turnType === 'normal' ? turn.eventIds : [])))];
+      expect(
+        await events.locator('[data-event]').evaluateAll((chips) => chips.map((chip) => chip.getAttribute('data-event'))),
+      ).toEqual(expected);
+    }
+    expect(await page.locator(`[data-field="cited-events"] [data-event="${fixture.eventId}"]`).count()).toBe(1);
     const first = fixture.compactions[0];
     const cited = await page.$$eval(`[data-turn="${first?.id}"] a.chip`, (links) => links.map((link) => link.textContent));
     expect(cited.length).toBeGreaterThan(0);
@@ -110,11 +124,11 @@ describe.skipIf(unavailable !== null)(unavailable ? `viewer (skipped: ${unavaila
       const summarized = await fixture.ledger.getSummarizedTurns(compaction.id);
       expect(shown).toEqual(summarized.map((turn) => turn.id));
     }
-    // The first compaction stands for the turn that cites the inbound event: the event is shown with it.
-    const firstId = fixture.compactions[0]?.id;
-    await page.click(`[data-turn="${firstId}"] [data-event="${fixture.eventId}"]`);
-    await page.waitForSelector(`[data-turn="${firstId}"] .event-detail .prose`);
-    const detail = await page.textContent(`[data-turn="${firstId}"] .event-detail`);
+    // The first compaction stands for the turn that cites the inbound event: a click reads the event.
+    const boundaryEvents = `[data-turn="${fixture.compactions[0]?.id}"] > [data-field="cited-events"]`;
+    await page.click(`${boundaryEvents} [data-event="${fixture.eventId}"]`);
+    await page.waitForSelector(`${boundaryEvents} .event-detail .prose`);
+    const detail = await page.textContent(`${boundaryEvents} .event-detail`);
     expect(detail).toContain('slack:#payments');
     expect(detail).toContain('PAY-1874');
   });

@@ -8,6 +8,8 @@ import { href } from './route.js';
 
 /** Expanding shows at most this many covered turns; the rest is a link into the timeline. */
 export const EXPAND_LIMIT = 200;
+/** A boundary reads what it stands for unasked (for its cited events) only up to this many turns. */
+const AUTO_READ_LIMIT = 500;
 
 export function renderTurn(turn, { sessionId, focus = false } = {}) {
   if (turn.turnType === 'compaction') return renderCompaction(turn, { sessionId, focus });
@@ -106,6 +108,24 @@ export function renderCompaction(turn, { sessionId, focus = false } = {}) {
     { type: 'button', 'data-action': 'expand' },
     `Expand: the ${metadata.compacts ?? ''} turns it stands for`,
   );
+  // What it stands for is read once: when it is expanded, or when the boundary first comes into
+  // view (for the events those turns cite) if it stands for few enough turns to read unasked.
+  let coveredRead = null;
+  const readCovered = () => {
+    coveredRead ??= coveredTurns(turn).catch((error) => {
+      coveredRead = null;
+      throw error;
+    });
+    return coveredRead;
+  };
+  const citedEvents = h('div', { 'data-field': 'cited-events' });
+  let eventsShown = false;
+  const showCitedEvents = (turns) => {
+    if (eventsShown) return;
+    eventsShown = true;
+    citedEvents.dataset.read = 'true';
+    replaceChildren(citedEvents, eventChips(citedEventIds(turns), 'the turns it stands for cite'));
+  };
   let loaded = false;
   expand.addEventListener('click', async () => {
     if (!covered.hidden) {
@@ -119,7 +139,9 @@ export function renderCompaction(turn, { sessionId, focus = false } = {}) {
     loaded = true;
     replaceChildren(covered, h('p', { class: 'muted' }, 'Loading the turns it stands for…'));
     try {
-      replaceChildren(covered, renderCovered(await coveredTurns(turn), { sessionId, turn }));
+      const turns = await readCovered();
+      replaceChildren(covered, renderCovered(turns, { sessionId, turn }));
+      showCitedEvents(turns);
     } catch (error) {
       loaded = false;
       replaceChildren(covered, errorBox(error));
@@ -127,7 +149,7 @@ export function renderCompaction(turn, { sessionId, focus = false } = {}) {
   });
   const cited = citedTurnIds(turn.summary);
   const topics = Array.isArray(metadata.topics) ? metadata.topics : [];
-  return h(
+  const boundary = h(
     'li',
     { class: `boundary${focus ? ' focus' : ''}`, 'data-turn': turn.id, 'data-compaction': '', id: `turn-${turn.id}` },
     h(
@@ -173,9 +195,27 @@ export function renderCompaction(turn, { sessionId, focus = false } = {}) {
           ),
         )
       : null,
+    citedEvents,
     h('div', { class: 'chips' }, expand),
     covered,
   );
+  if (!(metadata.compacts <= AUTO_READ_LIMIT)) {
+    replaceChildren(citedEvents, h('p', { class: 'muted' }, 'Expand it to see the events its turns cite.'));
+    return boundary;
+  }
+  const observer = new IntersectionObserver((entries) => {
+    if (!entries.some((entry) => entry.isIntersecting)) return;
+    observer.disconnect();
+    readCovered()
+      .then(showCitedEvents)
+      .catch((error) => replaceChildren(citedEvents, errorBox(error)));
+  });
+  observer.observe(boundary);
+  return boundary;
+}
+
+function citedEventIds(turns) {
+  return [...new Set(turns.flatMap((covered) => covered.eventIds ?? []))];
 }
 
 function atTurn(sessionId, turnId) {
@@ -189,7 +229,6 @@ export async function coveredTurns(compaction) {
 }
 
 function renderCovered(turns, { sessionId, turn }) {
-  const events = [...new Set(turns.flatMap((covered) => covered.eventIds ?? []))];
   // The newest are shown: a compaction over a very long stretch stays a bounded list in the page.
   const shown = turns.slice(-EXPAND_LIMIT);
   return h(
@@ -203,7 +242,6 @@ function renderCovered(turns, { sessionId, turn }) {
       shown.length < turns.length ? h('a', { href: atTurn(sessionId, shown[0]?.id) }, 'open the timeline there') : null,
       shown.length < turns.length ? ' for the rest):' : null,
     ),
-    eventChips(events, 'events these turns cite'),
     h(
       'ol',
       { class: 'turns', 'data-covered': turn.id },
