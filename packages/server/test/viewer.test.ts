@@ -11,6 +11,7 @@ import { chromiumUnavailable, launchChromium, openPage, type WatchedPage } from 
 import { createViewerFixture, type ViewerFixture } from './viewer-fixture.ts';
 
 const unavailable = chromiumUnavailable();
+if (unavailable) console.warn(`viewer browser tests skipped: ${unavailable}`);
 
 async function collect(history: AsyncGenerator<Turn>): Promise<string[]> {
   const ids: string[] = [];
