@@ -26,14 +26,19 @@ export function forkForest(sessions) {
 /** Sessions listed at most, newest first; older ones are reached by search or by address. */
 const LISTED = 500;
 
+/** Counts draws, so a slow listing for an earlier address never replaces a newer one. */
+let draws = 0;
+
 export async function renderSessions(container, currentSessionId) {
+  const draw = ++draws;
   let sessions;
   try {
     sessions = itemsOf(await getJson('/v1/sessions', { limit: LISTED }), 'sessions');
   } catch (error) {
-    replaceChildren(container, h('h2', {}, 'Sessions'), errorBox(error));
+    if (draw === draws) replaceChildren(container, h('h2', {}, 'Sessions'), errorBox(error));
     return;
   }
+  if (draw !== draws) return;
   const { roots, children } = forkForest(sessions);
   const item = (session) => {
     const forks = children.get(session.id) ?? [];
