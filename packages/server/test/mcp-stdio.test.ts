@@ -29,14 +29,11 @@ describe('nexus mcp over stdio', () => {
       await client.connect(transport);
       const { tools } = await client.listTools();
       expect(tools.map((tool) => tool.name).sort()).toEqual(['expand', 'get_context', 'list_sessions', 'search_history']);
-      const result = (await client.callTool({ name: 'search_history', arguments: { query: 'zebracorn' } })) as {
-        structuredContent: { hits: { turnId: string; via: string | null }[] };
-      };
-      expect(result.structuredContent.hits[0]?.turnId).toBe(seeded.flatCompactionId);
-      const expanded = (await client.callTool({ name: 'expand', arguments: { id: seeded.flatCompactionId } })) as {
-        structuredContent: { turns: { id: string }[] };
-      };
-      expect(expanded.structuredContent.turns[0]?.id).toBe(seeded.summarizedTurnId);
+      const result = await client.callTool({ name: 'search_history', arguments: { query: 'zebracorn' } });
+      const hits = (result.structuredContent as { hits: { turnId: string; via: string | null }[] }).hits;
+      expect(hits[0]?.turnId).toBe(seeded.flatCompactionId);
+      const expanded = await client.callTool({ name: 'expand', arguments: { id: seeded.flatCompactionId } });
+      expect((expanded.structuredContent as { turns: { id: string }[] }).turns[0]?.id).toBe(seeded.summarizedTurnId);
     } finally {
       await client.close();
       fixture.cleanup();
