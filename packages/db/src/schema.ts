@@ -2,7 +2,17 @@
 // from this file by drizzle-kit (`pnpm db:generate`); never edit a generated migration by hand.
 
 import { sql } from 'drizzle-orm';
-import { type AnySQLiteColumn, check, index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+import {
+  type AnySQLiteColumn,
+  blob,
+  check,
+  index,
+  integer,
+  primaryKey,
+  sqliteTable,
+  text,
+  uniqueIndex,
+} from 'drizzle-orm/sqlite-core';
 
 export const agentSessions = sqliteTable(
   'agent_sessions',
@@ -275,4 +285,22 @@ export const transcriptLines = sqliteTable(
     turnId: text('turn_id').references(() => agentTurns.id),
   },
   (table) => [primaryKey({ columns: [table.sourceKey, table.lineId] })],
+);
+
+/**
+ * Embedding vectors of turns, for recall with an Embedder (agents-ledger retrieval/turn-vectors.ts):
+ * one per turn and model, float32 little-endian in a blob. Written the first time a context needs
+ * them; the model is part of the key, so vectors of two models are never compared.
+ */
+export const turnEmbeddings = sqliteTable(
+  'turn_embeddings',
+  {
+    turnId: text('turn_id')
+      .notNull()
+      .references(() => agentTurns.id),
+    model: text('model').notNull(),
+    dimensions: integer('dimensions').notNull(),
+    vector: blob('vector', { mode: 'buffer' }).notNull(),
+  },
+  (table) => [primaryKey({ columns: [table.model, table.turnId] })],
 );
