@@ -40,6 +40,8 @@ export interface CommandInput {
   dbPath: string;
   /** True when --db was given on the command line (not defaulted, not from $NEXUS_DB). */
   dbPathGiven: boolean;
+  /** `nexus <words>` as a hint to paste: with `--db PATH` when the user gave one. */
+  commandLine(words: string): string;
   /** The environment (ANTHROPIC_API_KEY and friends), passed in so tests can set it per run. */
   env: Record<string, string | undefined>;
 }

@@ -1,11 +1,14 @@
 // The `nexus` entry point: picks the command, opens the ledger, prints the result, and turns
 // errors into one line on stderr (and an error object on stdout with --json) and an exit code.
 
+import { accessSync, constants, existsSync } from 'node:fs';
+import path from 'node:path';
 import { type AgentsLedger, openAgentsLedger } from '@nexus/agents-ledger';
-import { LedgerError } from '@nexus/core';
+import { DatabaseNotFoundError, LedgerError } from '@nexus/core';
 import { openDatabase } from '@nexus/db';
 import { createEventsLedger, type EventsLedger } from '@nexus/events-ledger';
 import { commandHelp, findCommand, generalHelp, parseCommandArguments, requirePositionals, UsageError } from './arguments.ts';
+import { commandLine, hoistGlobalOptions, messageForCli } from './cli-conventions.ts';
 import { ALREADY_WRITTEN, type CommandIo } from './command.ts';
 import { COMMANDS } from './commands/index.ts';
 
@@ -26,7 +29,8 @@ const processIo: MainIo = {
 };
 
 /** Runs one command line; resolves with the exit code (0 ok, 1 failed, 2 bad usage). */
-export async function main(argv: string[], io: MainIo = processIo): Promise<number> {
+export async function main(givenArgv: string[], io: MainIo = processIo): Promise<number> {
+  const argv = hoistGlobalOptions(givenArgv);
   const wantsJson = argv.includes('--json');
   const found = findCommand(COMMANDS, argv);
   if (!found) {
@@ -45,6 +49,7 @@ export async function main(argv: string[], io: MainIo = processIo): Promise<numb
   let ledger: AgentsLedger | null = null;
   let events: EventsLedger | null = null;
   let exitCode = 0;
+  let database = { path: io.env.NEXUS_DB ?? './nexus.db', given: false };
   try {
     const { positionals, options } = parseCommandArguments(command, rest);
     if (options.help) {
@@ -54,6 +59,11 @@ export async function main(argv: string[], io: MainIo = processIo): Promise<numb
     requirePositionals(command, positionals);
     const json = options.json === true;
     const dbPath = (typeof options.db === 'string' ? options.db : undefined) ?? io.env.NEXUS_DB ?? './nexus.db';
+    database = { path: dbPath, given: typeof options.db === 'string' };
+    // A command that only reads never creates a ledger (a typo would give an empty one that answers
+    // "ok" and "no match"), and opens a file it may not write read-only. Checked when the command
+    // opens the ledger, so a usage mistake is still reported as one.
+    const openAs = () => (command.readsOnly ? readOnlyOpening(dbPath) : {});
     const commandIo: CommandIo = {
       print: (line = '') => {
         if (!json) io.stdout(`${line}\n`);
@@ -74,30 +84,50 @@ export async function main(argv: string[], io: MainIo = processIo): Promise<numb
       io: commandIo,
       dbPath,
       dbPathGiven: typeof options.db === 'string',
+      commandLine: (words) => commandLine(words, database),
       env: io.env,
       openLedger: (ledgerOptions) => {
-        ledger ??= openAgentsLedger(dbPath, ledgerOptions);
+        ledger ??= openAgentsLedger(dbPath, { ...ledgerOptions, ...openAs() });
         return ledger;
       },
       openEventsLedger: () => {
-        events ??= createEventsLedger({ database: openDatabase({ path: dbPath }) });
+        events ??= createEventsLedger({ database: openDatabase({ path: dbPath, ...openAs() }) });
         return events;
       },
     });
     if (json && result !== ALREADY_WRITTEN) io.stdout(`${JSON.stringify(result, null, 2)}\n`);
     return exitCode;
   } catch (error) {
-    return fail(io, wantsJson, error);
+    return fail(io, wantsJson, error, database, Object.keys(command.options));
   } finally {
     (ledger as AgentsLedger | null)?.close();
     (events as EventsLedger | null)?.close();
   }
 }
 
-function fail(io: MainIo, json: boolean, error: unknown): number {
+/** How a read-only command opens the file: it must exist, and read-only when it may not be written. */
+function readOnlyOpening(dbPath: string): { mustExist: true; readonly?: true } {
+  if (dbPath === ':memory:') return { mustExist: true };
+  if (!existsSync(dbPath)) throw new DatabaseNotFoundError(path.resolve(dbPath));
+  try {
+    accessSync(dbPath, constants.W_OK);
+    return { mustExist: true };
+  } catch {
+    return { mustExist: true, readonly: true };
+  }
+}
+
+function fail(
+  io: MainIo,
+  json: boolean,
+  error: unknown,
+  database: { path: string; given: boolean } = { path: './nexus.db', given: false },
+  flags: readonly string[] = [],
+): number {
   if (LedgerError.isInstance(error)) {
-    io.stderr(`nexus: ${error.message}\n`);
-    if (json) io.stdout(`${JSON.stringify({ error: { code: error.code, message: error.message } }, null, 2)}\n`);
+    const message = messageForCli(error, database, flags);
+    io.stderr(`nexus: ${message}\n`);
+    if (json) io.stdout(`${JSON.stringify({ error: { code: error.code, message } }, null, 2)}\n`);
     return error instanceof UsageError ? 2 : 1;
   }
   // Not a user error: say so plainly, and show the stack only when asked.

@@ -149,6 +149,7 @@ describe('nexus import / context / history / fork with --json', () => {
 
 describe('nexus errors and help', () => {
   it('reports unknown ids as one line on stderr and an error object with --json, never a stack', async () => {
+    expect((await runCli(['session', 'create', '--db', temp.dbPath])).code).toBe(0);
     const run = await runCli(['context', 't_missing', '--db', temp.dbPath, '--json']);
     expect(run.code).toBe(1);
     expect(run.stderr.trim().split('\n')).toHaveLength(1);

@@ -44,14 +44,14 @@ describe('nexus events ingest', () => {
     const first = await runCli(['events', 'ingest', file, '--channel', 'c', '--db', temp.dbPath, '--json', '--batch', '2']);
     expect(first.code).toBe(0);
     const second = await runCli(['events', 'ingest', file, '--channel', 'c', '--db', temp.dbPath, '--json']);
-    expect(second.json()).toEqual({ appended: 0, duplicates: 3, rejected: [] });
+    expect(second.json()).toEqual({ appended: 0, duplicates: 3, conflicts: [], rejected: [] });
   });
 
   it('reads stdin with -', async () => {
     const run = await runCli(['events', 'ingest', '-', '--channel', 'c', '--db', temp.dbPath, '--json'], {
       stdin: `${good(1)}\n${good(2)}\n`,
     });
-    expect(run.json()).toEqual({ appended: 2, duplicates: 0, rejected: [] });
+    expect(run.json()).toEqual({ appended: 2, duplicates: 0, conflicts: [], rejected: [] });
   });
 });
 

@@ -200,7 +200,8 @@ describe('nexus compact --strategy union-find', () => {
     const run = await ok(['compact', other.sessionId, '--strategy', 'union-find']);
     expect(run.stdout).toMatch(/^compaction t_\S+: summarized through /m);
     expect(run.stdout).toContain('(union-find, extractive summarizer)');
-    expect(run.stdout).toContain(`3 topics; \`nexus topics ${other.sessionId}\` lists them`);
+    // The hint works when pasted: it names the database this run used.
+    expect(run.stdout).toMatch(new RegExp(`3 topics; \`nexus topics ${other.sessionId} --db \\S+\` lists them`));
     const flat = await sessionWithFixture();
     const flatRun = await ok(['compact', flat.sessionId]);
     expect(flatRun.stdout).toContain('(flat, extractive summarizer)');

@@ -197,7 +197,14 @@ async function* guardedIteration<T>(iterable: AsyncGenerator<T>): AsyncGenerator
   }
 }
 
-/** Opens (creating if needed) the ledger in a SQLite file, with migrations applied. */
-export function openAgentsLedger(path: string, options: Omit<AgentsLedgerOptions, 'database'> = {}): AgentsLedger {
-  return createAgentsLedger({ ...options, database: openDatabase({ path }) });
+/** How `openAgentsLedger` opens the file: read-only, or refusing one that does not exist. */
+export type OpenAgentsLedgerOptions = Omit<AgentsLedgerOptions, 'database'> & { readonly?: boolean; mustExist?: boolean };
+
+/**
+ * Opens the ledger in a SQLite file, with migrations applied; creates it unless `mustExist` or
+ * `readonly` (which also skips migrations and every write).
+ */
+export function openAgentsLedger(path: string, options: OpenAgentsLedgerOptions = {}): AgentsLedger {
+  const { readonly, mustExist, ...ledgerOptions } = options;
+  return createAgentsLedger({ ...ledgerOptions, database: openDatabase({ path, readonly, mustExist }) });
 }

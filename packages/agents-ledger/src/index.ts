@@ -1,4 +1,4 @@
-export type { AgentsLedger, AgentsLedgerOptions } from './agents-ledger.ts';
+export type { AgentsLedger, AgentsLedgerOptions, OpenAgentsLedgerOptions } from './agents-ledger.ts';
 export { createAgentsLedger, openAgentsLedger } from './agents-ledger.ts';
 export type { AppendTurnInput } from './append-turn.ts';
 export type { BuildContextOptions, BuiltContext, RetrievalPolicy } from './build-context.ts';

@@ -142,6 +142,19 @@ export class StorageError extends LedgerError {
   }
 }
 
+/**
+ * A database asked for by something that only reads is not there. Reads never create one: a typo
+ * in a path must not produce an empty ledger that then answers "no match" and "ok".
+ */
+export class DatabaseNotFoundError extends LedgerError {
+  constructor(
+    readonly path: string,
+    hint = 'Check the path (--db or $NEXUS_DB); commands that write, such as `nexus session create` or `nexus import`, create a new ledger.',
+  ) {
+    super('DATABASE_NOT_FOUND', `No ledger database at ${path}: it does not exist, and reading never creates one. ${hint}`);
+  }
+}
+
 /** A topic (union-find cluster) id that is not a cluster root in the view asked about. */
 export class ClusterNotFoundError extends LedgerError {
   constructor(

@@ -4,6 +4,7 @@ export {
   ClusterNotFoundError,
   CompactionWouldNotShrinkError,
   ContextOverflowError,
+  DatabaseNotFoundError,
   EmptySessionError,
   EventNotFoundError,
   ForestIntegrityError,

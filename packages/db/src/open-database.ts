@@ -1,8 +1,10 @@
 // Opens (or creates) a ledger database file and brings its schema up to date. Every process that
 // touches the ledger goes through here, so the pragmas that make concurrent use safe are set once.
 
+import { existsSync } from 'node:fs';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { StorageError } from '@nexus/core';
+import { DatabaseNotFoundError, StorageError } from '@nexus/core';
 import Database from 'better-sqlite3';
 import { type BetterSQLite3Database, drizzle } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
@@ -15,7 +17,10 @@ export interface OpenDatabaseOptions {
   path: string;
   /** How long a writer waits for another process's lock before failing, in ms. */
   busyTimeoutMs?: number;
+  /** Open without writing anything: no migrations, no WAL switch (the file must exist). */
   readonly?: boolean;
+  /** Refuse with DatabaseNotFoundError when the file is not there, rather than create it. */
+  mustExist?: boolean;
 }
 
 export interface LedgerDatabase {
@@ -31,6 +36,10 @@ export interface LedgerDatabase {
 const MIGRATIONS_FOLDER = fileURLToPath(new URL('../drizzle', import.meta.url));
 
 export function openDatabase(options: OpenDatabaseOptions): LedgerDatabase {
+  const inMemory = options.path === ':memory:' || options.path === '';
+  if ((options.mustExist || options.readonly) && !inMemory && !existsSync(options.path)) {
+    throw new DatabaseNotFoundError(path.resolve(options.path));
+  }
   let sqlite: Database.Database;
   try {
     sqlite = new Database(options.path, { readonly: options.readonly ?? false });

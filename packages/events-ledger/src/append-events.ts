@@ -10,8 +10,18 @@ import { type ValidatedEvent, validateEventInput } from './validate-event.ts';
 
 export interface AppendedEvent {
   event: LedgerEvent;
-  /** True when the event was already stored: nothing was written for it. */
+  /** True when the (channel, externalId) was already stored: nothing was written for it. */
   duplicate: boolean;
+  /**
+   * For a re-delivery whose content differs from the stored event (an edited message, a reused
+   * id): the fields that differ. The stored event stays as it was; null when they agree.
+   */
+  conflict: EventConflict | null;
+}
+
+export interface EventConflict {
+  /** Which of author, kind, payload, occurredAt differ between the re-delivery and the stored event. */
+  fields: string[];
 }
 
 export interface AppendContext {
@@ -29,13 +39,23 @@ export function appendEvents(context: AppendContext, inputs: readonly unknown[])
     const heads = new Map<string, { seq: number; hash: string } | null>();
     return validated.map((input) => {
       const stored = statements.findByExternalId(input.channel, input.externalId);
-      if (stored) return { event: eventFromRow(stored), duplicate: true };
+      if (stored) return { event: eventFromRow(stored), duplicate: true, conflict: conflictWith(stored, input) };
       const row = nextRow(context, input, receivedAt, channelHead(heads, input.channel, statements));
       statements.insertEvent(row);
       heads.set(input.channel, { seq: row.seq, hash: row.hash });
-      return { event: eventFromRow(row), duplicate: false };
+      return { event: eventFromRow(row), duplicate: false, conflict: null };
     });
   });
+}
+
+/** What a re-delivery says differently from the stored event; occurredAt only when it gave one. */
+function conflictWith(stored: EventRow, input: ValidatedEvent): EventConflict | null {
+  const fields: string[] = [];
+  if (stored.author !== input.author) fields.push('author');
+  if (stored.kind !== input.kind) fields.push('kind');
+  if (stored.payload !== input.payload) fields.push('payload');
+  if (input.occurredAt !== null && stored.occurredAt !== input.occurredAt) fields.push('occurredAt');
+  return fields.length > 0 ? { fields } : null;
 }
 
 function channelHead(

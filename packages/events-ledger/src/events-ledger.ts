@@ -4,6 +4,7 @@
 import { generateId as defaultGenerateId, type IdGenerator, type LedgerEvent } from '@nexus/core';
 import { fromDriverError, type LedgerDatabase, openDatabase } from '@nexus/db';
 import { type AppendedEvent, appendEvents } from './append-events.ts';
+import { checkAgainstCheckpoint, type EventsCheckpoint, takeCheckpoint } from './checkpoint.ts';
 import { type EventPage, getEvent, listEvents, type RangeOptions, rangeEvents, turnsCiting } from './read-events.ts';
 import { type EventSearchOptions, type EventSearchResult, searchEvents } from './search-events.ts';
 import type { AppendEventInput } from './validate-event.ts';
@@ -24,7 +25,14 @@ export interface EventsLedger {
   get(eventId: string): Promise<LedgerEvent>;
   list(options: RangeOptions & { afterSeq?: number }): Promise<EventPage>;
   range(options: RangeOptions): AsyncGenerator<LedgerEvent>;
-  verify(options?: { channel?: string }): Promise<VerifyResult>;
+  /**
+   * Walks the hash chains (each event's hash, its link to the one before, gapless seq). With a
+   * checkpoint, also fails when a channel is now shorter than it or holds another event at its seq:
+   * the one thing a chain alone cannot show is events removed from its end.
+   */
+  verify(options?: { channel?: string; checkpoint?: EventsCheckpoint }): Promise<VerifyResult>;
+  /** Each channel's newest seq and hash, to keep somewhere else and verify against later. */
+  checkpoint(options?: { channel?: string }): Promise<EventsCheckpoint>;
   turnsCiting(eventId: string): Promise<string[]>;
   /** Null when the event search index agrees with the events; otherwise what SQLite reported. */
   checkSearchIndex(): Promise<string | null>;
@@ -53,7 +61,14 @@ export function createEventsLedger(options: EventsLedgerOptions): EventsLedger {
     get: (eventId) => guard(() => getEvent(options.database, eventId)),
     list: (listOptions) => guard(() => listEvents(options.database, listOptions)),
     range: (rangeOptions) => rangeEvents(options.database, rangeOptions),
-    verify: (verifyOptions) => guard(() => verifyChains(options.database, verifyOptions)),
+    verify: (verifyOptions) =>
+      guard(() => {
+        const result = verifyChains(options.database, verifyOptions);
+        if (!verifyOptions?.checkpoint) return result;
+        const problems = checkAgainstCheckpoint(options.database, verifyOptions.checkpoint);
+        return { ...result, ok: result.ok && problems.length === 0, checkpointProblems: problems };
+      }),
+    checkpoint: (checkpointOptions) => guard(() => takeCheckpoint(options.database, context.now(), checkpointOptions?.channel)),
     turnsCiting: (eventId) => guard(() => turnsCiting(options.database, eventId)),
     checkSearchIndex: async () => {
       try {
@@ -68,6 +83,10 @@ export function createEventsLedger(options: EventsLedgerOptions): EventsLedger {
   };
 }
 
-export function openEventsLedger(path: string, options: Omit<EventsLedgerOptions, 'database'> = {}): EventsLedger {
-  return createEventsLedger({ ...options, database: openDatabase({ path }) });
+export function openEventsLedger(
+  path: string,
+  options: Omit<EventsLedgerOptions, 'database'> & { readonly?: boolean; mustExist?: boolean } = {},
+): EventsLedger {
+  const { readonly, mustExist, ...ledgerOptions } = options;
+  return createEventsLedger({ ...ledgerOptions, database: openDatabase({ path, readonly, mustExist }) });
 }

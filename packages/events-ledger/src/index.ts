@@ -1,5 +1,7 @@
-export type { AppendedEvent } from './append-events.ts';
+export type { AppendedEvent, EventConflict } from './append-events.ts';
 export { canonicalJson, MAX_PAYLOAD_DEPTH } from './canonical-json.ts';
+export type { ChannelHead, CheckpointProblem, EventsCheckpoint } from './checkpoint.ts';
+export { CHECKPOINT_FORMAT, parseCheckpoint } from './checkpoint.ts';
 export { eventHash } from './event-hash.ts';
 export type { EventsLedger, EventsLedgerOptions } from './events-ledger.ts';
 export { createEventsLedger, openEventsLedger } from './events-ledger.ts';

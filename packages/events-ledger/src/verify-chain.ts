@@ -4,6 +4,7 @@
 
 import { events, type LedgerDatabase } from '@nexus/db';
 import { and, asc, eq, gt } from 'drizzle-orm';
+import type { CheckpointProblem } from './checkpoint.ts';
 import { eventHash } from './event-hash.ts';
 
 export interface BrokenLink {
@@ -19,6 +20,8 @@ export interface VerifyResult {
   checked: number;
   channels: number;
   firstBroken?: BrokenLink;
+  /** With a checkpoint: each channel now shorter than it, or different at its seq. */
+  checkpointProblems?: CheckpointProblem[];
 }
 
 export function verifyChains(database: LedgerDatabase, options: { channel?: string; pageSize?: number } = {}): VerifyResult {

@@ -14,7 +14,7 @@ export interface ModelChoice {
 
 export function chooseModels(
   env: Record<string, string | undefined>,
-  options: { offline: boolean; model?: string },
+  options: { offline: boolean; model?: string; timeoutMs?: number },
 ): ModelChoice {
   const apiKey = env.ANTHROPIC_API_KEY;
   if (options.offline || !apiKey) {
@@ -26,7 +26,11 @@ export function chooseModels(
       description: `offline model (${why}): replies are canned, not generated; extractive summarizer`,
     };
   }
-  const client = { apiKey, ...(env.ANTHROPIC_BASE_URL ? { baseURL: env.ANTHROPIC_BASE_URL } : {}) };
+  const client = {
+    apiKey,
+    ...(env.ANTHROPIC_BASE_URL ? { baseURL: env.ANTHROPIC_BASE_URL } : {}),
+    ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
+  };
   const model = createAnthropicChatModel({ ...client, ...(options.model ? { model: options.model } : {}) });
   const summarizer = createAnthropicSummarizer({
     ...client,

@@ -8,7 +8,7 @@ import { createChatRuntime, type RuntimeNotice } from '@nexus/runtime';
 import { stringOption, UsageError } from '../arguments.ts';
 import { chooseModels } from '../chat/choose-models.ts';
 import { type ChatState, runSlashCommand } from '../chat/slash-commands.ts';
-import type { Command } from '../command.ts';
+import type { Command, CommandIo } from '../command.ts';
 import { clip } from '../render.ts';
 import { SETTINGS_OPTIONS, settingsFromOptions } from './session.ts';
 
@@ -34,6 +34,11 @@ export const chatCommand: Command = {
       description: "with a key: count each prompt with the API's count-tokens endpoint before sending it",
     },
     system: { type: 'string', description: 'system prompt placed before the summary', valueName: 'TEXT' },
+    timeout: {
+      type: 'string',
+      description: 'seconds each model request may take before it fails (default $NEXUS_MODEL_TIMEOUT, else 60)',
+      valueName: 'SECONDS',
+    },
     ...SETTINGS_OPTIONS,
   },
   details:
@@ -41,10 +46,15 @@ export const chatCommand: Command = {
     '$NEXUS_SUMMARY_MODEL (default claude-haiku-4-5); without a key a labelled offline model answers. ' +
     'Commands: /compact [instructions], /context [message], /history, /fork <turnId>, /tree, /search <text>, /topics, ' +
     '/expand <topicId>, /help, /exit. Small windows show compaction quickly: --context-window 2000 --reserve 200 --keep 400.',
-  async run({ options, io, openLedger, openEventsLedger, env }) {
+  async run({ options, io, openLedger, openEventsLedger, env, commandLine }) {
     if (io.json)
       throw new UsageError('nexus chat is interactive and has no --json output; use `nexus context` or `nexus history --json`.');
-    const choice = chooseModels(env, { offline: options.offline === true, model: stringOption(options.model) });
+    const timeoutSeconds = timeoutOption(options.timeout ?? env.NEXUS_MODEL_TIMEOUT, options.timeout === undefined);
+    const choice = chooseModels(env, {
+      offline: options.offline === true,
+      model: stringOption(options.model),
+      ...(timeoutSeconds !== undefined ? { timeoutMs: timeoutSeconds * 1000 } : {}),
+    });
     const ledger = openLedger({ summarizer: choice.summarizer });
     const events = openEventsLedger();
     const requested = stringOption(options.session);
@@ -85,6 +95,7 @@ export const chatCommand: Command = {
     };
     prompt();
     let turns = 0;
+    let unanswered = 0;
     for await (const raw of lines) {
       const line = raw.trim();
       if (line === '') {
@@ -96,7 +107,11 @@ export const chatCommand: Command = {
         if (line.startsWith('/')) {
           if ((await runSlashCommand(state, line)) === 'exit') break;
         } else {
-          const result = await state.runtime.runTurn(state.sessionId, line);
+          const result = await whileWaiting(state.runtime.runTurn(state.sessionId, line), {
+            interactive,
+            io,
+            timeoutSeconds: timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS,
+          });
           turns += 1;
           if (result.overflowCompaction)
             io.print(`· the prompt was too long: compacted (${result.overflowCompaction.id}) and retried`);
@@ -104,6 +119,7 @@ export const chatCommand: Command = {
         }
       } catch (error) {
         if (!LedgerError.isInstance(error)) throw error;
+        if (!line.startsWith('/')) unanswered += 1;
         io.print(`error: ${error.message}`);
       }
       prompt();
@@ -112,10 +128,59 @@ export const chatCommand: Command = {
     if (state.runtime.compactionInFlight(state.sessionId)) io.print('· waiting for the compaction in progress to land…');
     await state.runtime.idle();
     const final = await ledger.getSession(state.sessionId);
-    io.print(`bye · session ${final.id}, head ${final.headTurnId ?? '(empty)'} · resume with: nexus chat --session ${final.id}`);
-    return { sessionId: final.id, headTurnId: final.headTurnId, turns };
+    io.print(
+      `bye · session ${final.id}, head ${final.headTurnId ?? '(empty)'} · resume with: ${commandLine(`chat --session ${final.id}`)}`,
+    );
+    if (unanswered > 0) {
+      // A script piping lines in must be able to tell that some were never answered.
+      io.print(
+        `${unanswered} of ${turns + unanswered} messages went unanswered (each error is above); they are in the ledger, and /exit then \`${commandLine(`chat --session ${final.id}`)}\` retries in the same session.`,
+      );
+      io.setExitCode(1);
+    }
+    return { sessionId: final.id, headTurnId: final.headTurnId, turns, unanswered };
   },
 };
+
+/** What the SDK waits for one model request unless --timeout or $NEXUS_MODEL_TIMEOUT says otherwise. */
+const DEFAULT_TIMEOUT_SECONDS = 60;
+/** After this long without an answer the terminal says it is still waiting. */
+const QUIET_MS = 2000;
+
+function timeoutOption(value: unknown, fromEnvironment: boolean): number | undefined {
+  if (value === undefined || value === '') return undefined;
+  const seconds = Number(value);
+  if (!Number.isFinite(seconds) || seconds <= 0) {
+    const where = fromEnvironment ? '$NEXUS_MODEL_TIMEOUT' : '--timeout';
+    throw new UsageError(`${where} takes a number of seconds above 0, got "${String(value)}".`);
+  }
+  return seconds;
+}
+
+/**
+ * Awaits a turn, and says so when the model takes more than a couple of seconds: a progress line
+ * that counts up at a prompt, one line when piped (a transcript should not fill with counters).
+ */
+async function whileWaiting<T>(
+  work: Promise<T>,
+  options: { interactive: boolean; io: CommandIo; timeoutSeconds: number },
+): Promise<T> {
+  const started = Date.now();
+  let announced = false;
+  const timer = setInterval(() => {
+    const seconds = Math.round((Date.now() - started) / 1000);
+    const text = `· waiting for the model: ${seconds} s (each request times out after ${options.timeoutSeconds} s; --timeout changes it)`;
+    if (options.interactive) options.io.progress(text);
+    else if (!announced) options.io.print(text);
+    announced = true;
+  }, QUIET_MS);
+  try {
+    return await work;
+  } finally {
+    clearInterval(timer);
+    if (announced && options.interactive) options.io.progress('\n');
+  }
+}
 
 function printNotice(notice: RuntimeNotice, print: (line: string) => void): void {
   switch (notice.type) {

@@ -22,7 +22,7 @@ export const compactCommand: Command = {
     'if-needed': { type: 'boolean', description: 'only compact when the session is over its threshold' },
   },
   details: 'Nothing is deleted: the compaction turn records what it summarized and where raw turns resume.',
-  async run({ positionals, options, io, openLedger }) {
+  async run({ positionals, options, io, openLedger, commandLine }) {
     const ledger = openLedger();
     const sessionId = positionals[0] as string;
     const trigger = stringOption(options.trigger) ?? 'manual';
@@ -44,7 +44,7 @@ export const compactCommand: Command = {
       `context ${compaction.tokensBefore} → ${compaction.tokensAfter} tokens (${compaction.strategy}, ${compaction.summarizer} summarizer)`,
     );
     const topics = compaction.metadata?.topics;
-    if (Array.isArray(topics)) io.print(`${topics.length} topics; \`nexus topics ${sessionId}\` lists them`);
+    if (Array.isArray(topics)) io.print(`${topics.length} topics; \`${commandLine(`topics ${sessionId}`)}\` lists them`);
     return compaction;
   },
 };

@@ -1,10 +1,11 @@
-// `nexus events append|ingest|list|verify`: the events ledger from a shell.
+// `nexus events append|ingest|list|verify|checkpoint`: the events ledger from a shell.
 
 import { createReadStream } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import { InvalidInputError, LedgerError, type LedgerEvent } from '@nexus/core';
 import type { AppendEventInput, EventsLedger } from '@nexus/events-ledger';
-import { validateEventInput } from '@nexus/events-ledger';
+import { parseCheckpoint, validateEventInput } from '@nexus/events-ledger';
 import { integerOption, stringOption, timeOption, UsageError } from '../arguments.ts';
 import { ALREADY_WRITTEN, type Command } from '../command.ts';
 import { clip } from '../render.ts';
@@ -37,9 +38,13 @@ export const eventsAppend: Command = {
       occurredAt: occurredAt !== undefined && /^\d+$/.test(occurredAt) ? Number(occurredAt) : occurredAt,
     });
     const { event } = result;
-    io.print(
-      `${result.duplicate ? 'already stored' : 'appended'} ${event.id}: ${event.channel} #${event.seq}, hash ${event.hash.slice(0, 16)}…`,
-    );
+    const status = result.conflict
+      ? `CONFLICT: already stored with a different ${result.conflict.fields.join(', ')}; kept the stored event`
+      : result.duplicate
+        ? 'already stored'
+        : 'appended';
+    io.print(`${status} ${event.id}: ${event.channel} #${event.seq}, hash ${event.hash.slice(0, 16)}…`);
+    if (result.conflict) io.setExitCode(1);
     return result;
   },
 };
@@ -66,17 +71,28 @@ export const eventsIngest: Command = {
       onProgress: (lines, appended) => io.progress(`ingesting: ${lines} lines read, ${appended} appended`),
     });
     io.progress('\n');
-    io.print(`appended ${result.appended}, already stored ${result.duplicates}, rejected ${result.rejected.length}`);
+    io.print(
+      `appended ${result.appended}, already stored ${result.duplicates}, conflicts ${result.conflicts.length}, rejected ${result.rejected.length}`,
+    );
     for (const rejection of result.rejected.slice(0, 20)) io.print(`  line ${rejection.line}: ${rejection.reason}`);
     if (result.rejected.length > 20) io.print(`  … and ${result.rejected.length - 20} more (--json lists all)`);
-    if (result.rejected.length > 0) io.setExitCode(1);
+    for (const conflict of result.conflicts.slice(0, 20)) {
+      io.print(
+        `  line ${conflict.line}: ${conflict.channel} ${conflict.externalId} is stored as ${conflict.eventId} with a different ${conflict.fields.join(', ')}; the stored event was kept`,
+      );
+    }
+    if (result.conflicts.length > 20) io.print(`  … and ${result.conflicts.length - 20} more conflicts (--json lists all)`);
+    if (result.rejected.length > 0 || result.conflicts.length > 0) io.setExitCode(1);
     return result;
   },
 };
 
 interface IngestResult {
   appended: number;
+  /** Re-deliveries identical to the stored event. */
   duplicates: number;
+  /** Re-deliveries of a stored (channel, externalId) whose content differs: nothing written, reported. */
+  conflicts: Array<{ line: number; channel: string; externalId: string; eventId: string; fields: string[] }>;
   rejected: Array<{ line: number; reason: string }>;
 }
 
@@ -90,17 +106,29 @@ async function ingest(
     onProgress: (lines: number, appended: number) => void;
   },
 ): Promise<IngestResult> {
-  const result: IngestResult = { appended: 0, duplicates: 0, rejected: [] };
+  const result: IngestResult = { appended: 0, duplicates: 0, conflicts: [], rejected: [] };
   const input = path === '-' ? options.stdin : await openFile(path);
   let batch: AppendEventInput[] = [];
+  let batchLines: number[] = [];
   let lineNumber = 0;
   const flush = async () => {
     if (batch.length === 0) return;
-    for (const { duplicate } of await ledger.appendBatch(batch)) {
-      if (duplicate) result.duplicates += 1;
+    const appended = await ledger.appendBatch(batch);
+    appended.forEach(({ duplicate, conflict, event }, index) => {
+      if (conflict) {
+        const line = batchLines[index] ?? 0;
+        result.conflicts.push({
+          line,
+          channel: event.channel,
+          externalId: event.externalId,
+          eventId: event.id,
+          fields: conflict.fields,
+        });
+      } else if (duplicate) result.duplicates += 1;
       else result.appended += 1;
-    }
+    });
     batch = [];
+    batchLines = [];
     options.onProgress(lineNumber, result.appended);
   };
   for await (const line of createInterface({ input, crlfDelay: Number.POSITIVE_INFINITY })) {
@@ -115,6 +143,7 @@ async function ingest(
       ) as AppendEventInput;
       validateEventInput(event); // a bad line is reported here, so it never refuses a whole batch
       batch.push(event);
+      batchLines.push(lineNumber);
     } catch (error) {
       if (!LedgerError.isInstance(error)) throw error;
       result.rejected.push({ line: lineNumber, reason: error.message });
@@ -136,6 +165,7 @@ function openFile(path: string): Promise<NodeJS.ReadableStream> {
 
 export const eventsList: Command = {
   path: ['events', 'list'],
+  readsOnly: true,
   summary: 'List a channel’s events in sequence order (streams; --limit for a page).',
   arguments: [],
   options: {
@@ -169,23 +199,68 @@ export const eventsList: Command = {
 
 export const eventsVerify: Command = {
   path: ['events', 'verify'],
-  summary: 'Walk the hash chain of every channel (or one) and report the first broken link.',
+  readsOnly: true,
+  summary: 'Walk the hash chain of every channel (or one); with --checkpoint, also find events removed from the end.',
   arguments: [],
-  options: { channel: { type: 'string', description: 'verify only this channel', valueName: 'CHANNEL' } },
-  details: 'Exits 1 when a link is broken.',
+  options: {
+    channel: { type: 'string', description: 'verify only this channel', valueName: 'CHANNEL' },
+    checkpoint: {
+      type: 'string',
+      description: 'a file `nexus events checkpoint` wrote: fail when a channel is now shorter or differs at its seq',
+      valueName: 'FILE',
+    },
+  },
+  details:
+    'The chain proves each event is unchanged and linked to the one before it, with no gap in seq. It cannot show that ' +
+    'the newest events of a channel were removed (what remains is still a valid chain): keep a checkpoint elsewhere and ' +
+    'verify against it. Exits 1 when a link is broken or the checkpoint does not hold.',
   async run({ options, io, openEventsLedger }) {
-    const result = await openEventsLedger().verify({ channel: stringOption(options.channel) });
-    if (result.ok) io.print(`ok: ${result.checked} events in ${result.channels} channels, every link holds`);
-    else {
-      const broken = result.firstBroken;
+    const file = stringOption(options.checkpoint);
+    const checkpoint = file === undefined ? undefined : parseCheckpoint(parseJson(await readText(file), file));
+    const result = await openEventsLedger().verify({
+      channel: stringOption(options.channel),
+      ...(checkpoint ? { checkpoint } : {}),
+    });
+    const broken = result.firstBroken;
+    if (broken) {
       io.print(
-        `BROKEN after ${result.checked} good events: ${broken?.channel} seq ${broken?.seq} (${broken?.eventId}): ${broken?.reason}`,
+        `BROKEN after ${result.checked} good events: ${broken.channel} seq ${broken.seq} (${broken.eventId}): ${broken.reason}`,
       );
-      io.setExitCode(1);
     }
+    for (const problem of result.checkpointProblems ?? [])
+      io.print(`CHECKPOINT ${problem.reason.toUpperCase()}: ${problem.message}`);
+    if (result.ok) {
+      const anchored = checkpoint ? `; the ${checkpoint.channels.length} channel heads of the checkpoint are all there` : '';
+      io.print(`ok: ${result.checked} events in ${result.channels} channels, every link holds${anchored}`);
+    } else io.setExitCode(1);
     return result;
   },
 };
+
+export const eventsCheckpoint: Command = {
+  path: ['events', 'checkpoint'],
+  readsOnly: true,
+  summary: "Print each channel's head (seq and hash) as JSON, to keep elsewhere and verify against later.",
+  arguments: [],
+  options: { channel: { type: 'string', description: 'only this channel', valueName: 'CHANNEL' } },
+  details:
+    'Save the output outside this database (another machine, a commit, a ticket): `nexus events verify --checkpoint FILE` ' +
+    'then fails if any channel has since lost events from its end or been rewritten.',
+  async run({ options, io, openEventsLedger }) {
+    const checkpoint = await openEventsLedger().checkpoint({ channel: stringOption(options.channel) });
+    // The checkpoint is the output, in either mode: it is meant to be redirected to a file.
+    io.write(`${JSON.stringify(checkpoint, null, 2)}\n`);
+    return ALREADY_WRITTEN;
+  },
+};
+
+async function readText(file: string): Promise<string> {
+  try {
+    return await readFile(file, 'utf8');
+  } catch (error) {
+    throw new InvalidInputError(`cannot read the checkpoint file ${file}: ${(error as Error).message}`, 'checkpoint');
+  }
+}
 
 function eventLine(event: LedgerEvent): string {
   const when = new Date(event.occurredAt).toISOString();

@@ -4,7 +4,7 @@ import type { Command } from '../command.ts';
 import { chatCommand } from './chat.ts';
 import { compactCommand, forkCommand } from './compaction.ts';
 import { demo } from './demo.ts';
-import { eventsAppend, eventsIngest, eventsList, eventsVerify } from './events.ts';
+import { eventsAppend, eventsCheckpoint, eventsIngest, eventsList, eventsVerify } from './events.ts';
 import { exportCommand } from './export.ts';
 import { importCommand } from './import.ts';
 import { mcpCommand } from './mcp.ts';
@@ -38,6 +38,7 @@ export const COMMANDS: Command[] = [
   eventsIngest,
   eventsList,
   eventsVerify,
+  eventsCheckpoint,
   serveCommand,
   mcpCommand,
   demo,

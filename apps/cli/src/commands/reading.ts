@@ -7,6 +7,7 @@ import { contextText, turnLine } from '../render.ts';
 
 export const context: Command = {
   path: ['context'],
+  readsOnly: true,
   summary: 'Show the context that would be sent to the model at a turn.',
   arguments: ['<turnId>'],
   options: {
@@ -26,8 +27,9 @@ export const context: Command = {
   },
   details: 'JSON output is { system, messages, tokens, ... }: system and messages are ready for the Messages API.',
   async run({ positionals, options, io, openLedger }) {
+    const budgetTokens = integerOption(options.budget, 'budget'); // a usage mistake first, before the database
     const built = await openLedger().buildContext(positionals[0] as string, {
-      budgetTokens: integerOption(options.budget, 'budget'),
+      budgetTokens,
       systemPrompt: stringOption(options.system),
       sessionId: stringOption(options.session),
       full: options.full === true,
@@ -41,6 +43,7 @@ export const context: Command = {
 
 export const history: Command = {
   path: ['history'],
+  readsOnly: true,
   summary: 'List every turn from the root to a turn, compactions included, oldest first.',
   arguments: ['<turnId>'],
   options: {},
@@ -59,6 +62,7 @@ export const history: Command = {
 
 export const treeCommand: Command = {
   path: ['tree'],
+  readsOnly: true,
   summary: 'Show a session and its forks.',
   arguments: ['<sessionId>'],
   options: {},

@@ -9,6 +9,7 @@ import { clip } from '../render.ts';
 
 export const searchCommand: Command = {
   path: ['search'],
+  readsOnly: true,
   summary: 'Search every turn (compacted or not) and every event, ranked by bm25.',
   arguments: ['<text>'],
   options: {
@@ -147,6 +148,7 @@ function decodeMergedCursor(cursor: string | undefined): { turns: string | undef
 
 export const doctorCommand: Command = {
   path: ['doctor'],
+  readsOnly: true,
   summary: 'Check the database: SQLite integrity, search indexes, compaction and forest invariants, event hash chains.',
   arguments: [],
   options: {},

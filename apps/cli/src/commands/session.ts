@@ -47,18 +47,20 @@ export const sessionCreate: Command = {
 
 export const sessionList: Command = {
   path: ['session', 'list'],
+  readsOnly: true,
   summary: 'List sessions, newest first.',
   arguments: [],
   options: {
     limit: { type: 'string', description: 'how many (default 100)', valueName: 'N' },
     offset: { type: 'string', description: 'skip this many', valueName: 'N' },
   },
-  async run({ options, io, openLedger }) {
+  async run({ options, io, openLedger, commandLine }) {
     const sessions = await openLedger().listSessions({
       limit: integerOption(options.limit, 'limit'),
       offset: integerOption(options.offset, 'offset'),
     });
-    if (sessions.length === 0) io.print('no sessions yet: `nexus session create` or `nexus import <file>`');
+    if (sessions.length === 0)
+      io.print(`no sessions yet: \`${commandLine('session create')}\` or \`${commandLine('import <file>')}\``);
     for (const session of sessions) {
       const fork = session.forkedFromTurnId ? `  fork of ${session.parentSessionId} at ${session.forkedFromTurnId}` : '';
       io.print(`${session.id}  head ${session.headTurnId ?? '(empty)'}  ${session.label ?? ''}${fork}`);
@@ -69,6 +71,7 @@ export const sessionList: Command = {
 
 export const sessionShow: Command = {
   path: ['session', 'show'],
+  readsOnly: true,
   summary: 'Show a session: settings, head, context usage.',
   arguments: ['<sessionId>'],
   options: {},

@@ -11,6 +11,7 @@ const SESSION_OPTION = {
 
 export const topicsCommand: Command = {
   path: ['topics'],
+  readsOnly: true,
   summary: 'List the topics (union-find clusters) of a session, with token counts and a preview.',
   arguments: ['<sessionId>'],
   options: {},
@@ -33,6 +34,7 @@ export const topicsCommand: Command = {
 
 export const expandCommand: Command = {
   path: ['expand'],
+  readsOnly: true,
   summary: 'List the turns a topic stands for, oldest first.',
   arguments: ['<clusterId>'],
   options: { ...SESSION_OPTION },
@@ -46,6 +48,7 @@ export const expandCommand: Command = {
 
 export const findCommand: Command = {
   path: ['find'],
+  readsOnly: true,
   summary: 'Show the topic that stands for a turn, and the compaction covering it.',
   arguments: ['<turnId>'],
   options: { ...SESSION_OPTION },
