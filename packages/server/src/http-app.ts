@@ -27,6 +27,8 @@ export interface HttpAppOptions {
   /** How often live streams read the head for writes from other processes (default 500 ms). */
   pollIntervalMs?: number;
   heartbeatMs?: number;
+  /** Aborted when the server shuts down: live streams end so their connections can close. */
+  shutdown?: AbortSignal;
   /** Where unexpected (5xx) errors are reported; stderr by default. */
   logError?: (error: unknown) => void;
   /** Shared with the MCP server or tests; a new one by default. */
@@ -44,7 +46,7 @@ export function createHttpApp(options: HttpAppOptions): Hono {
     ledger: options.ledger,
     events: options.events,
     signals: options.signals ?? new SessionSignals(),
-    stream: { pollIntervalMs: options.pollIntervalMs, heartbeatMs: options.heartbeatMs },
+    stream: { pollIntervalMs: options.pollIntervalMs, heartbeatMs: options.heartbeatMs, shutdown: options.shutdown },
   };
 
   if (!options.token) app.use('*', loopbackOnly());

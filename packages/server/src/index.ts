@@ -10,6 +10,7 @@ export { API_ROUTES, openApiDocument } from './openapi.ts';
 export { type SessionSignal, SessionSignals } from './session-signals.ts';
 export { DEFAULT_HEARTBEAT_MS, DEFAULT_POLL_INTERVAL_MS } from './session-stream.ts';
 export {
+  DEFAULT_CLOSE_GRACE_MS,
   DEFAULT_HOST,
   DEFAULT_PORT,
   type HttpServerOptions,

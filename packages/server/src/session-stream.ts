@@ -15,6 +15,8 @@ export interface StreamOptions {
   pollIntervalMs?: number;
   /** How often a comment line keeps idle proxies from closing the stream (default 15 s). */
   heartbeatMs?: number;
+  /** Ends the stream when the server shuts down, so the connection can close cleanly. */
+  shutdown?: AbortSignal;
 }
 
 export const DEFAULT_POLL_INTERVAL_MS = 500;
@@ -28,11 +30,13 @@ export function streamSession(context: Context, sessionId: string, options: Stre
     let wake: (() => void) | null = null;
     const unsubscribe = options.signals.subscribe(sessionId, () => wake?.());
     stream.onAbort(() => wake?.());
+    const onShutdown = () => wake?.();
+    options.shutdown?.addEventListener('abort', onShutdown);
     let lastHead: string | null | undefined;
     let lastCompaction: string | null | undefined;
     let lastWrite = Date.now();
     try {
-      while (!stream.aborted && !stream.closed) {
+      while (!stream.aborted && !stream.closed && !options.shutdown?.aborted) {
         const session = await options.ledger.getSession(sessionId);
         const head = session.headTurnId;
         const compaction = head ? ((await options.ledger.findLatestCompaction(head))?.id ?? null) : null;
@@ -66,6 +70,7 @@ export function streamSession(context: Context, sessionId: string, options: Stre
         await stream.writeSSE({ event: 'error', data: JSON.stringify({ message: String(error) }) }).catch(() => {});
     } finally {
       unsubscribe();
+      options.shutdown?.removeEventListener('abort', onShutdown);
     }
   });
 }

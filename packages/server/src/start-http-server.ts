@@ -18,9 +18,14 @@ export interface HttpServerOptions extends HttpAppOptions {
 export interface RunningHttpServer {
   /** `http://HOST:PORT`, with the port actually bound. */
   url: string;
-  /** Stops accepting connections, ends open streams and resolves when the socket is closed. */
-  close(): Promise<void>;
+  /**
+   * Graceful: stops accepting connections, ends live streams, lets requests in flight finish
+   * (cut after `graceMs`, default 5 s) and resolves when the socket is closed.
+   */
+  close(options?: { graceMs?: number }): Promise<void>;
 }
+
+export const DEFAULT_CLOSE_GRACE_MS = 5000;
 
 export const DEFAULT_HOST = '127.0.0.1';
 export const DEFAULT_PORT = 7700;
@@ -36,7 +41,8 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
     );
   }
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new InvalidInputError(`Port ${port} is not 0–65535.`, 'port');
-  const app = createHttpApp(options);
+  const shutdown = new AbortController();
+  const app = createHttpApp({ ...options, shutdown: shutdown.signal });
   const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
     const started = serve({ fetch: app.fetch, hostname: host, port }, () => resolve(started));
     started.once('error', (error: NodeJS.ErrnoException) => {
@@ -53,11 +59,21 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
   const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   return {
     url: `http://${shownHost}:${address.port}`,
-    close: () =>
+    close: ({ graceMs = DEFAULT_CLOSE_GRACE_MS } = {}) =>
       new Promise<void>((resolve, reject) => {
-        server.close((error) => (error ? reject(error) : resolve()));
-        // Live streams never end on their own: close idle and streaming connections so close() returns.
-        if ('closeAllConnections' in server) (server as { closeAllConnections(): void }).closeAllConnections();
+        shutdown.abort();
+        // Keep-alive connections turn idle as their last response ends (streams end on the abort
+        // above): close them as they do, and cut whatever is still open after the grace period.
+        const closable = server as unknown as { closeIdleConnections?(): void; closeAllConnections?(): void };
+        const sweep = setInterval(() => closable.closeIdleConnections?.(), 25);
+        const cut = setTimeout(() => closable.closeAllConnections?.(), graceMs);
+        server.close((error) => {
+          clearInterval(sweep);
+          clearTimeout(cut);
+          if (error) reject(error);
+          else resolve();
+        });
+        closable.closeIdleConnections?.();
       }),
   };
 }

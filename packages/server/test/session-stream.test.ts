@@ -139,3 +139,45 @@ describe('session stream', () => {
     expect(await response.json()).toMatchObject({ error: { code: 'SESSION_NOT_FOUND' } });
   });
 });
+
+describe('closing the server', () => {
+  it('ends live streams, lets a request in flight finish, then resolves', async () => {
+    // A summarizer that takes a while: the compaction is still running when close() is called.
+    let release: () => void = () => {};
+    const started = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const slow = openAgentsLedger(fixture.dbPath, {
+      summarizer: {
+        name: 'slow',
+        async summarize() {
+          release();
+          await new Promise((resolve) => setTimeout(resolve, 300));
+          return { text: 'the weather and the sea, summarized', usage: { inputTokens: 0, outputTokens: 0 } };
+        },
+      },
+    });
+    const own = await startHttpServer({ ledger: slow, events: fixture.events, port: 0 });
+    try {
+      const session = await slow.createSession({ settings: { contextWindow: 2000, reserveTokens: 200, keepRecentTokens: 100 } });
+      for (let index = 0; index < 30; index += 1) {
+        await slow.appendTurn(session.id, {
+          role: index % 2 ? 'assistant' : 'user',
+          content: `turn ${index} about the weather and the sea`,
+        });
+      }
+      const stream = readStream(await fetch(`${own.url}/v1/sessions/${session.id}/stream`));
+      const compacting = fetch(`${own.url}/v1/sessions/${session.id}/compact`, { method: 'POST' });
+      await started;
+      await own.close({ graceMs: 10_000 });
+      const response = await compacting;
+      expect(response.status).toBe(201);
+      expect(await response.json()).toMatchObject({ turnType: 'compaction', summary: expect.stringContaining('weather') });
+      await stream.done; // the stream ended on its own: the server closed it
+      expect(stream.events[0]?.event).toBe('head');
+      await expect(fetch(`${own.url}/v1/sessions`)).rejects.toThrow();
+    } finally {
+      slow.close();
+    }
+  });
+});

@@ -9,5 +9,5 @@ export interface RouteContext {
   ledger: AgentsLedger;
   events: EventsLedger;
   signals: SessionSignals;
-  stream: Pick<StreamOptions, 'pollIntervalMs' | 'heartbeatMs'>;
+  stream: Pick<StreamOptions, 'pollIntervalMs' | 'heartbeatMs' | 'shutdown'>;
 }
