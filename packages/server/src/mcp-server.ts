@@ -8,7 +8,15 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { AgentsLedger } from '@nexus/agents-ledger';
 import { LedgerError } from '@nexus/core';
 import { z } from 'zod';
-import { expand, getContext, listSessions, MAX_EXPAND_TURNS, searchHistory } from './mcp-tools.ts';
+import {
+  expand,
+  getContext,
+  listSessions,
+  MAX_EXPAND_TURNS,
+  MAX_TURN_CHARS,
+  MAX_TURN_CHARS_LIMIT,
+  searchHistory,
+} from './mcp-tools.ts';
 
 export interface McpServerOptions {
   ledger: AgentsLedger;
@@ -56,6 +64,13 @@ export function createMcpServer(options: McpServerOptions): McpServer {
         session: id.optional().describe('view topics as this session (a fork); default: the session of the id'),
         offset: z.number().int().min(0).optional(),
         limit: z.number().int().min(1).max(MAX_EXPAND_TURNS).optional(),
+        maxChars: z
+          .number()
+          .int()
+          .min(100)
+          .max(MAX_TURN_CHARS_LIMIT)
+          .optional()
+          .describe(`characters of each turn's text (default ${MAX_TURN_CHARS}); longer text is cut with a note`),
       },
       annotations: { title: 'Expand', ...READ_ONLY },
     },

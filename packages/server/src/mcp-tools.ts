@@ -6,8 +6,10 @@
 import type { AgentsLedger } from '@nexus/agents-ledger';
 import { contentText, LedgerError, type Turn } from '@nexus/core';
 
-/** Text of one turn in a result; longer text is cut with a marker saying how to get all of it. */
+/** Text of one turn in a result by default; longer text is cut with a marker saying how to get all of it. */
 export const MAX_TURN_CHARS = 4000;
+/** The most `expand` returns of one turn when asked for more (`maxChars`). */
+export const MAX_TURN_CHARS_LIMIT = 100_000;
 /** Turns one `expand` call returns at most; `offset` pages through the rest. */
 export const MAX_EXPAND_TURNS = 50;
 /** Tokens get_context builds when no budget is given: a whole window would flood the client. */
@@ -26,7 +28,7 @@ export interface TurnView {
   tokensAfter?: number;
 }
 
-export function turnView(turn: Turn): TurnView {
+export function turnView(turn: Turn, maxChars = MAX_TURN_CHARS): TurnView {
   const time = new Date(turn.timestamp).toISOString();
   if (turn.turnType === 'compaction') {
     return {
@@ -35,7 +37,7 @@ export function turnView(turn: Turn): TurnView {
       type: 'compaction',
       role: null,
       time,
-      text: clipText(turn.summary, turn.id),
+      text: clipText(turn.summary, turn.id, maxChars),
       summarizedThroughTurnId: turn.summarizedThroughTurnId,
       tokensBefore: turn.tokensBefore,
       tokensAfter: turn.tokensAfter,
@@ -47,13 +49,13 @@ export function turnView(turn: Turn): TurnView {
     type: 'normal',
     role: turn.role,
     time,
-    text: clipText(contentText(turn.content), turn.id),
+    text: clipText(contentText(turn.content), turn.id, maxChars),
   };
 }
 
-function clipText(text: string, id: string): string {
-  if (text.length <= MAX_TURN_CHARS) return text;
-  return `${text.slice(0, MAX_TURN_CHARS)}… [${text.length - MAX_TURN_CHARS} more characters: GET /v1/turns/${id}]`;
+function clipText(text: string, id: string, maxChars: number): string {
+  if (text.length <= maxChars) return text;
+  return `${text.slice(0, maxChars)}… [${text.length - maxChars} more characters: expand ${id} with a larger maxChars]`;
 }
 
 export async function searchHistory(
@@ -81,7 +83,10 @@ export async function searchHistory(
   };
 }
 
-export async function expand(ledger: AgentsLedger, input: { id: string; session?: string; offset?: number; limit?: number }) {
+export async function expand(
+  ledger: AgentsLedger,
+  input: { id: string; session?: string; offset?: number; limit?: number; maxChars?: number },
+) {
   const turn = await ledger.getTurn(input.id);
   let kind: 'compaction' | 'topic' | 'turn';
   let turns: Turn[];
@@ -107,7 +112,7 @@ export async function expand(ledger: AgentsLedger, input: { id: string; session?
     kind,
     total: turns.length,
     offset,
-    turns: page.map(turnView),
+    turns: page.map((item) => turnView(item, input.maxChars)),
     nextOffset: offset + page.length < turns.length ? offset + page.length : null,
   };
 }

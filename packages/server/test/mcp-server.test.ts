@@ -85,6 +85,20 @@ describe('MCP tools', () => {
     expect(paged.structuredContent.nextOffset).toBe(3);
   });
 
+  it('expand cuts a long turn with a note, and gives all of it with maxChars', async () => {
+    const session = await fixture.ledger.createSession();
+    const long = await fixture.ledger.appendTurn(session.id, {
+      role: 'user',
+      content: `start ${'lorem ipsum '.repeat(1000)}end`,
+    });
+    const cut = await callTool('expand', { id: long.id });
+    expect(cut.structuredContent.turns[0].text).toHaveLength(
+      4000 + `… [${12010 - 4000} more characters: expand ${long.id} with a larger maxChars]`.length,
+    );
+    const whole = await callTool('expand', { id: long.id, maxChars: 20_000 });
+    expect(whole.structuredContent.turns[0].text).toBe(`start ${'lorem ipsum '.repeat(1000)}end`);
+  });
+
   it('get_context builds the context at a turn or a session head, within the budget', async () => {
     const head = (await fixture.ledger.getSession(seeded.flatSessionId)).headTurnId as string;
     const atTurn = await callTool('get_context', { turnId: head, budget: 400 });
