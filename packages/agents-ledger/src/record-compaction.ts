@@ -63,23 +63,19 @@ export function recordCompaction(ledger: LedgerContext, sessionId: string, input
     }
     const previous = effectiveCompaction(tx, head, session);
     const fromDepth = previous ? rawStartDepth(tx, previous) : 0;
-    // The window a compaction may cut: the normal turns the context holds raw right now.
-    const window = [...readChainRange(tx, clipSegments(chainSegments(tx, head), fromDepth, head.depth))]
-      .flat()
-      .filter((turn) => turn.turnType === 'normal');
-    const { throughIndex, keptIndex } = locateCut(window, input);
-    const through = window[throughIndex] as AgentTurnRow;
-    const firstKept = window[keptIndex] ?? null;
+    // The window a compaction may cut: the normal turns the context holds raw right now, read page
+    // by page (an imported session can have tens of thousands of them since its last compaction).
+    const cut = locateCut(readChainRange(tx, clipSegments(chainSegments(tx, head), fromDepth, head.depth)), input);
+    const { through, firstKept } = cut;
     const id = ledger.generateId('turn');
-    const summarized = window.slice(0, throughIndex + 1);
-    const sourceTokens = summarized.reduce((total, turn) => total + turn.tokenCount, previous?.tokenCount ?? 0);
+    const sourceTokens = cut.summarizedTokens + (previous?.tokenCount ?? 0);
     const fullMetadata: Record<string, unknown> = {
       ...metadata,
       summarizerCalls: 0,
-      compacts: summarized.length + (previous ? 1 : 0),
+      compacts: cut.summarizedTurns + (previous ? 1 : 0),
       sourceTokens,
       compactionPercent: compactionPercentOf(ledger.tokenCounter.countText(input.summary), sourceTokens),
-      windowTurns: window.length,
+      windowTurns: cut.windowTurns,
     };
     const tokenCount = ledger.tokenCounter.countText(
       renderSummaryBlock({
@@ -118,40 +114,73 @@ export function recordCompaction(ledger: LedgerContext, sessionId: string, input
   return turnFromRow(row) as CompactionTurn;
 }
 
-/** Index of the last summarized and first kept turn in the window; refuses pointers outside it. */
-function locateCut(window: readonly AgentTurnRow[], input: RecordCompactionInput): { throughIndex: number; keptIndex: number } {
-  const indexOf = (turnId: string, field: string) => {
-    const index = window.findIndex((turn) => turn.id === turnId);
-    if (index < 0) {
-      throw new InvalidInputError(
-        `${field} ${turnId} is not a normal turn on the session's line since its previous compaction; nothing was written.`,
-        field,
-      );
+interface Cut {
+  through: AgentTurnRow;
+  firstKept: AgentTurnRow | null;
+  /** Normal turns up to and including `through`, and their tokens. */
+  summarizedTurns: number;
+  summarizedTokens: number;
+  windowTurns: number;
+}
+
+/**
+ * Finds the cut in the window's pages, holding one page at a time; refuses pointers outside the
+ * window, a firstKeptTurnId that is not right after summarizedThroughTurnId, and a cut that
+ * summarizes nothing or would leave turns out of every context.
+ */
+function locateCut(pages: Iterable<AgentTurnRow[]>, input: RecordCompactionInput): Cut {
+  const throughId = input.summarizedThroughTurnId;
+  const keptId = input.firstKeptTurnId ?? undefined;
+  let index = 0;
+  let tokens = 0;
+  let previous: { row: AgentTurnRow; tokens: number } | null = null;
+  let through: { row: AgentTurnRow; index: number; tokens: number } | null = null;
+  let kept: { row: AgentTurnRow; index: number } | null = null;
+  let afterThrough: AgentTurnRow | null = null;
+  for (const page of pages) {
+    for (const row of page) {
+      if (row.turnType !== 'normal') continue;
+      tokens += row.tokenCount;
+      if (through && through.index === index - 1) afterThrough = row;
+      if (row.id === throughId) through = { row, index, tokens };
+      if (row.id === keptId) {
+        kept = { row, index };
+        if (throughId === undefined && previous) through = { row: previous.row, index: index - 1, tokens: previous.tokens };
+      }
+      previous = { row, tokens };
+      index += 1;
     }
-    return index;
-  };
-  if (input.summarizedThroughTurnId !== undefined) {
-    const throughIndex = indexOf(input.summarizedThroughTurnId, 'summarizedThroughTurnId');
-    if (input.firstKeptTurnId && indexOf(input.firstKeptTurnId, 'firstKeptTurnId') !== throughIndex + 1) {
-      throw new InvalidInputError(
-        `firstKeptTurnId ${input.firstKeptTurnId} must be the turn right after summarizedThroughTurnId ${input.summarizedThroughTurnId}.`,
-        'firstKeptTurnId',
-      );
-    }
-    if (input.firstKeptTurnId === null && throughIndex !== window.length - 1) {
-      throw new InvalidInputError(
-        'firstKeptTurnId is null but turns follow summarizedThroughTurnId: they would drop out of every context.',
-        'firstKeptTurnId',
-      );
-    }
-    return { throughIndex, keptIndex: throughIndex + 1 };
   }
-  const keptIndex = indexOf(input.firstKeptTurnId as string, 'firstKeptTurnId');
-  if (keptIndex === 0) {
+  const outside = (field: string, turnId: string) =>
+    new InvalidInputError(
+      `${field} ${turnId} is not a normal turn on the session's line since its previous compaction; nothing was written.`,
+      field,
+    );
+  if (throughId !== undefined && !through) throw outside('summarizedThroughTurnId', throughId);
+  if (keptId !== undefined && !kept) throw outside('firstKeptTurnId', keptId);
+  if (!through) {
     throw new InvalidInputError(
-      `firstKeptTurnId ${input.firstKeptTurnId} is the first raw turn: the compaction would summarize nothing.`,
+      `firstKeptTurnId ${keptId} is the first raw turn: the compaction would summarize nothing.`,
       'firstKeptTurnId',
     );
   }
-  return { throughIndex: keptIndex - 1, keptIndex };
+  if (kept && kept.index !== through.index + 1) {
+    throw new InvalidInputError(
+      `firstKeptTurnId ${keptId} must be the turn right after summarizedThroughTurnId ${through.row.id}.`,
+      'firstKeptTurnId',
+    );
+  }
+  if (input.firstKeptTurnId === null && afterThrough) {
+    throw new InvalidInputError(
+      'firstKeptTurnId is null but turns follow summarizedThroughTurnId: they would drop out of every context.',
+      'firstKeptTurnId',
+    );
+  }
+  return {
+    through: through.row,
+    firstKept: kept?.row ?? afterThrough,
+    summarizedTurns: through.index + 1,
+    summarizedTokens: through.tokens,
+    windowTurns: index,
+  };
 }
