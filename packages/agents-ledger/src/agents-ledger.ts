@@ -3,6 +3,7 @@
 
 import {
   type CompactionTurn,
+  type Embedder,
   estimateTokenCounter,
   generateId,
   type IdGenerator,
@@ -22,6 +23,7 @@ import type { CompactionStrategy } from './compaction/compaction-strategy.ts';
 import { createFlatStrategy } from './compaction/flat-strategy.ts';
 import { createUnionFindStrategy } from './compaction/union-find-strategy.ts';
 import { buildHybridContext } from './context/hybrid-context.ts';
+import { semanticQuery } from './context/semantic-query.ts';
 import { checkLedger, type Problem } from './doctor.ts';
 import { findCompactionThatSummarized, findLatestCompaction, getFullHistory, getSummarizedTurns } from './history.ts';
 import type { LedgerContext } from './ledger-context.ts';
@@ -59,6 +61,11 @@ export interface AgentsLedgerOptions {
   forest?: Partial<ForestConfig>;
   now?: () => number;
   generateId?: IdGenerator;
+  /**
+   * An embedding model for recall: the hybrid context then ranks turns by cosine similarity too,
+   * fused with bm25 (docs/context.md#embeddings). Off by default; bm25 alone is the measured default.
+   */
+  embedder?: Embedder;
 }
 
 export interface AgentsLedger {
@@ -133,6 +140,7 @@ export function createAgentsLedger(options: AgentsLedgerOptions): AgentsLedger {
     forests: new ForestCache(),
     now: options.now ?? Date.now,
     generateId: options.generateId ?? generateId,
+    ...(options.embedder ? { embedder: options.embedder } : {}),
   };
   return {
     database: options.database,
@@ -148,7 +156,12 @@ export function createAgentsLedger(options: AgentsLedgerOptions): AgentsLedger {
     ),
     buildContext: guarded(async (turnId, contextOptions) =>
       contextOptions?.retrieval
-        ? buildHybridContext(ledger, turnId, contextOptions)
+        ? buildHybridContext(
+            ledger,
+            turnId,
+            contextOptions,
+            await semanticQuery(ledger, ledger.embedder, turnId, contextOptions.query),
+          )
         : buildContext(ledger, turnId, contextOptions),
     ),
     getFullHistory: (turnId) => guardedIteration(getFullHistory(ledger, turnId)),

@@ -6,6 +6,7 @@ import { InvalidInputError, type Message, type NormalTurn } from '@nexus/core';
 import type { AgentSessionRow, AgentTurnRow, LedgerDrizzle } from '@nexus/db';
 import { assembleContext } from './context/assemble-context.ts';
 import type { LedgerContext } from './ledger-context.ts';
+import type { RecallTuning } from './retrieval/recall-turns.ts';
 import {
   chainSegments,
   clipSegments,
@@ -63,6 +64,8 @@ export interface RetrievalPolicy {
   maxTokens?: number;
   /** Matches scoring below this fraction of the best match's bm25 score are left out (0–1). */
   minRelevance?: number;
+  /** Recall's finer settings (feedback, neighbours, packing); the measured defaults when absent. */
+  recall?: RecallTuning;
 }
 
 export interface BuiltContext {

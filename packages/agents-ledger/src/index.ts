@@ -18,6 +18,9 @@ export { parseConversation, validateConversation } from './import/conversation-f
 export type { ImportOptions, ImportResult } from './import/import-conversation.ts';
 export { importConversation } from './import/import-conversation.ts';
 export type { RecordCompactionInput } from './record-compaction.ts';
+export type { RecallTuning } from './retrieval/recall-turns.ts';
+export { DEFAULT_RECALL_TUNING } from './retrieval/recall-turns.ts';
+export { RECALL_HEADER } from './retrieval/render-recalled.ts';
 export type { Retrieval, RetrievedPiece, RetrieveOptions } from './retrieval/retrieve-turns.ts';
 export { RETRIEVAL_HEADER, renderRetrievedTurn } from './retrieval/retrieve-turns.ts';
 export type { EventSearch, RecallHit, RecallToolInput, RecallToolOptions } from './search/recall-tool.ts';

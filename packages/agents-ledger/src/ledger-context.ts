@@ -1,7 +1,7 @@
 // What every operation of the agents ledger needs: the database and the injectable parts (clock,
 // ids, token counter, summarizer, strategies). Built once by createAgentsLedger.
 
-import type { IdGenerator, TokenCounter } from '@nexus/core';
+import type { Embedder, IdGenerator, TokenCounter } from '@nexus/core';
 import type { LedgerDatabase } from '@nexus/db';
 import type { ForestConfig } from '@nexus/forest';
 import type { Summarizer } from '@nexus/summarizers';
@@ -19,4 +19,6 @@ export interface LedgerContext {
   forests: ForestCache;
   now: () => number;
   generateId: IdGenerator;
+  /** Embeds turns for recall beside bm25 (context/semantic-query.ts); none by default. */
+  embedder?: Embedder;
 }

@@ -1,7 +1,8 @@
 import { countContentTokens } from '@nexus/core';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
-import { CONTINUATION_MARKER, RETRIEVAL_HEADER } from '../src/index.ts';
+import { CONTINUATION_MARKER } from '../src/index.ts';
+import { RECALL_HEADER } from '../src/retrieval/render-recalled.ts';
 import {
   assistantTurn,
   openTempLedger,
@@ -41,16 +42,16 @@ describe('buildContext with retrieval (the hybrid context)', () => {
     return { ledger, session, head, fact: fact.id, correction: correction.id };
   }
 
-  it('brings back a fact the summary lost, cited with its turn, time and role', async () => {
+  it('brings back a fact the summary lost, cited with its turn and speaker under its date', async () => {
     const { ledger, head, fact } = await compactedConversation();
     const query = 'Which port does the staging database listen on?';
     const plain = await ledger.buildContext(head, { budgetTokens: 600, query });
     expect(plain.system).not.toContain('5432');
     const hybrid = await ledger.buildContext(head, { budgetTokens: 600, query, retrieval: true });
     expect(hybrid.retrievedTurnIds).toContain(fact);
-    expect(hybrid.system).toContain(RETRIEVAL_HEADER);
+    expect(hybrid.system).toContain(RECALL_HEADER);
     expect(hybrid.system).toMatch(
-      new RegExp(`\\[${fact} · \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d · user\\] The staging database listens on port 5432\\.`),
+      new RegExp(`\\(\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d UTC\\)\n\\[${fact} user\\] The staging database listens on port 5432\\.`),
     );
     expect(hybrid.tokens).toBeLessThanOrEqual(600);
     expect(hybrid.tokens).toBe(recomputeTokens(ledger, hybrid));
@@ -67,7 +68,7 @@ describe('buildContext with retrieval (the hybrid context)', () => {
     const system = hybrid.system;
     expect(system.indexOf('5432')).toBeGreaterThan(-1);
     expect(system.indexOf('5432')).toBeLessThan(system.indexOf('6543'));
-    expect(RETRIEVAL_HEADER).toMatch(/later one is newer and holds/);
+    expect(RECALL_HEADER).toMatch(/later one is newer and holds/);
   });
 
   it('never repeats a turn already in the context, and changes nothing without a query', async () => {

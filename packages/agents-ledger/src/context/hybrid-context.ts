@@ -1,5 +1,6 @@
-// The hybrid context: one budget, several sources. Raw turns that match the incoming message best,
-// from anywhere on the line (retrieval, bm25), take what they need of their share first; the summary
+// The hybrid context: one budget, several sources. Raw turns that answer the incoming message best,
+// from anywhere on the line (recall: bm25 widened by feedback, with the turns beside each match,
+// retrieval/recall-turns.ts), take what they need of their share first; the summary
 // (or the topics nearest the message) and the recent raw turns take the rest. Summaries alone lose
 // footnote facts; retrieval alone loses the thread; together they keep both. The share is a policy
 // (RetrievalPolicy), chosen from the evaluation (docs/context.md#retrieval-and-the-hybrid-context).
@@ -7,10 +8,11 @@
 import { countContentTokens, countMessagesTokens, InvalidInputError, type TokenCounter } from '@nexus/core';
 import { type BuildContextOptions, type BuiltContext, buildContext, type RetrievalPolicy } from '../build-context.ts';
 import type { LedgerContext } from '../ledger-context.ts';
-import { retrieveTurns } from '../retrieval/retrieve-turns.ts';
+import { recallTurns } from '../retrieval/recall-turns.ts';
 import { requireTurnRow } from '../store/chain.ts';
 import { turnFromRow } from '../store/row-mapping.ts';
 import { CONTINUATION_MARKER } from './assemble-context.ts';
+import type { SemanticQuery } from './semantic-query.ts';
 
 /** Measured best on devops and LongMemEval (docs/benchmarks.md): 0.75 and 0.9 kept less evidence. */
 export const DEFAULT_RETRIEVAL_SHARE = 1;
@@ -22,7 +24,13 @@ export const DEFAULT_RETRIEVAL_MAX_TOKENS = 2000;
  */
 export const DEFAULT_MIN_RELEVANCE = 0.3;
 
-export function buildHybridContext(ledger: LedgerContext, turnId: string, options: BuildContextOptions): BuiltContext {
+/** `semantic`: the query's vector when the ledger has an Embedder (semantic-query.ts); bm25 alone without. */
+export function buildHybridContext(
+  ledger: LedgerContext,
+  turnId: string,
+  options: BuildContextOptions,
+  semantic?: SemanticQuery,
+): BuiltContext {
   const policy: RetrievalPolicy = typeof options.retrieval === 'object' ? options.retrieval : {};
   const share = policy.share ?? DEFAULT_RETRIEVAL_SHARE;
   if (typeof share !== 'number' || !(share >= 0 && share <= 1)) {
@@ -49,8 +57,10 @@ export function buildHybridContext(ledger: LedgerContext, turnId: string, option
       'retrieval.minRelevance',
     );
   }
-  let retrieval = retrieveTurns(ledger, turnId, {
+  let retrieval = recallTurns(ledger, turnId, {
+    ...policy.recall,
     query,
+    semantic,
     budgetTokens: retrievalBudget,
     sessionId: options.sessionId,
     minRelevance,
@@ -71,8 +81,10 @@ export function buildHybridContext(ledger: LedgerContext, turnId: string, option
   // within the room the first retrieval took (so the base still fits).
   const shown = new Set(base.includedTurnIds);
   if (retrieval.pieces.some((piece) => piece.turnIds.some((id) => shown.has(id)))) {
-    retrieval = retrieveTurns(ledger, turnId, {
+    retrieval = recallTurns(ledger, turnId, {
+      ...policy.recall,
       query,
+      semantic,
       budgetTokens: retrieval.tokens,
       sessionId: options.sessionId,
       minRelevance,

@@ -1,0 +1,254 @@
+// Recall: the raw turns on a line that best answer an incoming message, packed into a token budget.
+// What the hybrid context sends when the question is known (docs/context.md#recall). Over plain bm25
+// (retrieve-turns.ts, kept as the baseline), each step measured on the evaluation
+// (docs/benchmarks.md): the query without stopwords, any of its words; pseudo-relevance feedback
+// (the first matches' strongest words search again, for facts spread over sessions); the turns
+// beside a match (the question a reply answers, the reply a question got) at a share of its
+// score; turns packed by value with no turn twice; one dated line per day and `[id speaker]` per
+// turn, so a date and a speaker cost a few tokens, not twenty per turn.
+
+import { InvalidInputError, type NormalTurn } from '@nexus/core';
+import { type AgentTurnRow, agentTurns } from '@nexus/db';
+import { and, eq, inArray } from 'drizzle-orm';
+import type { LedgerContext } from '../ledger-context.ts';
+import { type ChainSegment, chainSegments, requireSessionRow, requireTurnRow } from '../store/chain.ts';
+import { turnFromRow } from '../store/row-mapping.ts';
+import { readTurnRowsById } from '../store/turns-by-id.ts';
+import { indexedTurns, type LineMatch, matchOnLine, turnsHolding } from './line-matches.ts';
+import { anyTermExpression, feedbackTerms, queryTerms } from './query-terms.ts';
+import { datedLineTokens, RECALL_HEADER, type RecalledTurn, recalledLineTokens, renderRecalled } from './render-recalled.ts';
+import type { Retrieval, RetrievedPiece } from './retrieve-turns.ts';
+import { rankByVector, reciprocalRankFusion } from './turn-vectors.ts';
+
+export interface RecallTuning {
+  /** Ranked matches considered (default 200). */
+  candidates?: number;
+  /** Leave out matches under this fraction of the best one's score (0–1, default 0). */
+  minRelevance?: number;
+  /** Words pseudo-relevance feedback adds to the query (0: off). */
+  feedbackTerms?: number;
+  /** How many of the first matches feedback reads. */
+  feedbackFrom?: number;
+  /** Weight of the feedback search's scores against the question's own. */
+  feedbackWeight?: number;
+  /** Turns either side of a match brought with it (0: none). */
+  neighbours?: number;
+  /** A neighbour's value as a share of its match's (per step away). */
+  neighbourShare?: number;
+  /** Order to pack in: by value, or by value per token. */
+  packing?: 'value' | 'density';
+}
+
+export interface RecallOptions extends RecallTuning {
+  query: string;
+  budgetTokens: number;
+  /** Whose line to search (default: the session that wrote `atTurnId`). */
+  sessionId?: string;
+  /** Turns already in the context, left out. */
+  excludeTurnIds?: ReadonlySet<string>;
+  /**
+   * The query's vector from an Embedder, with the line's turns embedded (turn-vectors.ts): the
+   * cosine ranking is fused with bm25's by reciprocal rank fusion. Absent: bm25 alone.
+   */
+  semantic?: { model: string; queryVector: readonly number[] };
+}
+
+/** The measured defaults (docs/benchmarks.md, "Choosing recall's settings"). */
+export const DEFAULT_RECALL_TUNING: Required<RecallTuning> = {
+  candidates: 200,
+  minRelevance: 0,
+  feedbackTerms: 0,
+  feedbackFrom: 3,
+  feedbackWeight: 0.5,
+  neighbours: 1,
+  neighbourShare: 0.5,
+  packing: 'value',
+};
+
+interface Candidate {
+  row: AgentTurnRow;
+  value: number;
+}
+
+/** Turns on the line up to `atTurnId` that answer `query` best, within the budget, rendered. */
+export function recallTurns(ledger: LedgerContext, atTurnId: string, options: RecallOptions): Retrieval {
+  const budget = options.budgetTokens;
+  if (typeof budget !== 'number' || !(budget >= 0)) {
+    throw new InvalidInputError(`budgetTokens must be a number of tokens, 0 or more; got ${String(budget)}.`, 'budgetTokens');
+  }
+  const tuning = { ...DEFAULT_RECALL_TUNING, ...definedOnly(options) };
+  const db = ledger.database.db;
+  const at = requireTurnRow(db, atTurnId);
+  if (options.sessionId !== undefined) requireSessionRow(db, options.sessionId);
+  const segments = chainSegments(db, at);
+  const terms = queryTerms(options.query);
+  const expression = anyTermExpression(terms);
+  if ((expression === null && !options.semantic) || budget === 0) return EMPTY;
+  const limit = Math.min(500, Math.max(1, tuning.candidates));
+  const excluded = options.excludeTurnIds ?? new Set<string>();
+
+  let scores =
+    expression === null
+      ? new Map<string, number>()
+      : relative(matchOnLine(ledger, segments, expression, limit), tuning.minRelevance);
+  if (tuning.feedbackTerms > 0 && scores.size > 0) {
+    const first = [...scores.keys()].filter((id) => !excluded.has(id)).slice(0, tuning.feedbackFrom);
+    const rows = readTurnRowsById(db, first);
+    const added = feedbackTerms({
+      texts: first.map((id) => rows.get(id)?.searchText ?? ''),
+      queryTerms: terms,
+      count: tuning.feedbackTerms,
+      turnsHolding: (term) => turnsHolding(ledger, term),
+      totalTurns: indexedTurns(ledger),
+    });
+    const widened = anyTermExpression([...terms, ...added]);
+    if (added.length > 0 && widened !== null) {
+      const second = relative(matchOnLine(ledger, segments, widened, limit), tuning.minRelevance);
+      const merged = new Map<string, number>();
+      for (const [id, score] of scores) merged.set(id, score);
+      for (const [id, score] of second) merged.set(id, (merged.get(id) ?? 0) + tuning.feedbackWeight * score);
+      scores = merged;
+    }
+  }
+  if (options.semantic) {
+    const lexical = [...scores].sort((left, right) => right[1] - left[1]).map(([id]) => id);
+    const semantic = rankByVector(ledger, segments, options.semantic.model, options.semantic.queryVector, limit);
+    scores = reciprocalRankFusion([lexical, semantic.map((match) => match.turnId)]);
+  }
+  if (scores.size === 0) return EMPTY;
+
+  const candidates = withNeighbours(ledger, segments, at.depth, scores, tuning);
+  const ranked = [...candidates.values()]
+    .filter((candidate) => !excluded.has(candidate.row.id) && candidate.row.turnType === 'normal')
+    .map((candidate) => ({ ...candidate, turn: turnFromRow(candidate.row) as NormalTurn }))
+    .map((candidate) => ({ ...candidate, cost: recalledLineTokens(ledger.tokenCounter, candidate.turn) + 1 }))
+    .sort((left, right) => {
+      const order = tuning.packing === 'density' ? right.value / right.cost - left.value / left.cost : right.value - left.value;
+      // Recency breaks ties: the later of two equal turns is the one that holds.
+      return order !== 0 ? order : right.row.depth - left.row.depth;
+    });
+
+  let tokens = ledger.tokenCounter.countText(RECALL_HEADER) + 1;
+  const days = new Set<string>();
+  const chosen: RecalledTurn[] = [];
+  const pieces: RetrievedPiece[] = [];
+  for (const [rank, candidate] of ranked.entries()) {
+    const day = new Date(candidate.turn.timestamp).toISOString().slice(0, 10);
+    const cost = candidate.cost + (days.has(day) ? 0 : datedLineTokens(ledger.tokenCounter, candidate.turn.timestamp));
+    if (tokens + cost > budget) continue;
+    tokens += cost;
+    days.add(day);
+    chosen.push({ turn: candidate.turn, depth: candidate.row.depth });
+    pieces.push({ turnIds: [candidate.turn.id], rank, text: '', tokens: cost });
+  }
+  if (chosen.length === 0) return EMPTY;
+  // Costs were counted per line with slack; the block is measured as it will be sent.
+  let text = renderRecalled(chosen);
+  let measured = ledger.tokenCounter.countText(text);
+  while (measured > budget && chosen.length > 0) {
+    chosen.pop();
+    pieces.pop();
+    text = renderRecalled(chosen);
+    measured = ledger.tokenCounter.countText(text);
+  }
+  if (chosen.length === 0) return EMPTY;
+  return { pieces, text, tokens: measured };
+}
+
+const EMPTY: Retrieval = { pieces: [], text: '', tokens: 0 };
+
+/** Each match's score as a share of the best one's (1 = best), those under the floor left out. */
+function relative(matches: readonly LineMatch[], floor: number): Map<string, number> {
+  const best = matches[0]?.score ?? 0;
+  const scores = new Map<string, number>();
+  for (const match of matches) {
+    const share = best > 0 ? match.score / best : 1;
+    if (share >= floor) scores.set(match.turnId, share);
+  }
+  return scores;
+}
+
+/** The matches and the turns beside them, each valued (a neighbour at a share of its match). */
+function withNeighbours(
+  ledger: LedgerContext,
+  segments: readonly ChainSegment[],
+  atDepth: number,
+  scores: ReadonlyMap<string, number>,
+  tuning: Required<RecallTuning>,
+): Map<string, Candidate> {
+  const db = ledger.database.db;
+  const rows = readTurnRowsById(db, [...scores.keys()]);
+  const candidates = new Map<string, Candidate>();
+  const offer = (row: AgentTurnRow, value: number) => {
+    const known = candidates.get(row.id);
+    if (!known || known.value < value) candidates.set(row.id, { row, value });
+  };
+  for (const [id, score] of scores) {
+    const row = rows.get(id);
+    if (row) offer(row, score);
+  }
+  if (tuning.neighbours <= 0) return candidates;
+  const line = normalTurnsNear(
+    db,
+    segments,
+    [...rows.values()].map((row) => row.depth),
+    tuning.neighbours,
+    atDepth,
+  );
+  const position = new Map(line.map((row, index) => [row.id, index]));
+  for (const [id, score] of scores) {
+    const index = position.get(id);
+    if (index === undefined) continue;
+    const depth = (line[index] as AgentTurnRow).depth;
+    for (let step = 1; step <= tuning.neighbours; step += 1) {
+      for (const neighbour of [line[index - step], line[index + step]]) {
+        // Only turns that are next to each other on the line: a gap means a turn was not read.
+        if (neighbour && Math.abs(neighbour.depth - depth) <= step + COMPACTIONS_BETWEEN) {
+          offer(neighbour, score * tuning.neighbourShare ** step);
+        }
+      }
+    }
+  }
+  return candidates;
+}
+
+/** Compactions that may sit between two neighbouring turns (one per threshold crossing). */
+const COMPACTIONS_BETWEEN = 2;
+
+/**
+ * The normal turns within `reach` (plus room for compactions) of any of `depths` on the line, never
+ * past `atDepth`, oldest first: one read per segment for every match at once.
+ */
+function normalTurnsNear(
+  db: LedgerContext['database']['db'],
+  segments: readonly ChainSegment[],
+  depths: readonly number[],
+  reach: number,
+  atDepth: number,
+): AgentTurnRow[] {
+  const wanted = new Set<number>();
+  for (const depth of depths) {
+    for (let offset = -(reach + COMPACTIONS_BETWEEN); offset <= reach + COMPACTIONS_BETWEEN; offset += 1) {
+      const near = depth + offset;
+      if (near >= 0 && near <= atDepth) wanted.add(near);
+    }
+  }
+  const rows: AgentTurnRow[] = [];
+  for (const segment of segments) {
+    const mine = [...wanted].filter((depth) => depth >= segment.fromDepth && depth <= segment.toDepth);
+    for (let start = 0; start < mine.length; start += 500) {
+      rows.push(
+        ...db
+          .select()
+          .from(agentTurns)
+          .where(and(eq(agentTurns.sessionId, segment.sessionId), inArray(agentTurns.depth, mine.slice(start, start + 500))))
+          .all(),
+      );
+    }
+  }
+  return rows.filter((row) => row.turnType === 'normal').sort((left, right) => left.depth - right.depth);
+}
+
+function definedOnly(options: RecallTuning): RecallTuning {
+  return Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined)) as RecallTuning;
+}
