@@ -50,7 +50,7 @@ export function renderPlot(series: readonly Series[], options: PlotOptions): str
   const parts: string[] = [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="sans-serif" font-size="12">`,
     `<rect width="${width}" height="${height}" fill="white"/>`,
-    `<text x="${margin.left}" y="22" font-size="14" font-weight="bold">${escape(options.title)}</text>`,
+    `<text x="${margin.left}" y="22" font-size="14" font-weight="bold">${escapeXml(options.title)}</text>`,
   ];
   for (let tick = 0; tick <= 100; tick += 20) {
     const at = y(tick / 100);
@@ -67,7 +67,7 @@ export function renderPlot(series: readonly Series[], options: PlotOptions): str
   }
   parts.push(
     `<text x="${margin.left + plotWidth / 2}" y="${height - 10}" text-anchor="middle">context budget (tokens)</text>`,
-    `<text transform="translate(16 ${margin.top + plotHeight / 2}) rotate(-90)" text-anchor="middle">${escape(options.metric)}</text>`,
+    `<text transform="translate(16 ${margin.top + plotHeight / 2}) rotate(-90)" text-anchor="middle">${escapeXml(options.metric)}</text>`,
   );
   for (const [index, line] of series.entries()) {
     const colour = COLOURS[index % COLOURS.length] as string;
@@ -80,14 +80,14 @@ export function renderPlot(series: readonly Series[], options: PlotOptions): str
     const legendY = margin.top + 10 + index * 20;
     parts.push(
       `<line x1="${width - margin.right + 16}" x2="${width - margin.right + 40}" y1="${legendY}" y2="${legendY}" stroke="${colour}" stroke-width="2"${dashed}/>`,
-      `<text x="${width - margin.right + 46}" y="${legendY + 4}">${escape(line.label)}</text>`,
+      `<text x="${width - margin.right + 46}" y="${legendY + 4}">${escapeXml(line.label)}</text>`,
     );
   }
   parts.push('</svg>');
   return `${parts.join('\n')}\n`;
 }
 
-function escape(text: string): string {
+function escapeXml(text: string): string {
   return text.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;');
 }
 
