@@ -1,0 +1,114 @@
+// Anchoring each channel's tail. A hash chain proves every event links to the one before it, but a
+// chain cut short (the newest events deleted) is still a valid chain: only a record of where it
+// ended, kept somewhere else, can tell. A checkpoint is that record — each channel's last seq and
+// hash — and verifying against one finds a channel that is now shorter or has a different event at
+// that seq.
+
+import { InvalidInputError } from '@nexus/core';
+import { events, type LedgerDatabase } from '@nexus/db';
+import { and, asc, desc, eq } from 'drizzle-orm';
+
+export const CHECKPOINT_FORMAT = 'nexus-events-checkpoint/v1';
+
+export interface ChannelHead {
+  channel: string;
+  seq: number;
+  hash: string;
+}
+
+export interface EventsCheckpoint {
+  format: typeof CHECKPOINT_FORMAT;
+  /** When it was taken, ms since the epoch. */
+  takenAt: number;
+  channels: ChannelHead[];
+}
+
+export interface CheckpointProblem {
+  channel: string;
+  /** The seq the checkpoint recorded for the channel. */
+  seq: number;
+  reason: 'shorter' | 'diverges';
+  message: string;
+}
+
+/** Each channel's newest event (or the one channel asked for): O(channels) indexed reads. */
+export function takeCheckpoint(database: LedgerDatabase, now: number, channel?: string): EventsCheckpoint {
+  const channels =
+    channel !== undefined
+      ? [channel]
+      : database.db
+          .selectDistinct({ channel: events.channel })
+          .from(events)
+          .orderBy(asc(events.channel))
+          .all()
+          .map((row) => row.channel);
+  const heads = channels.flatMap((name) => {
+    const last = database.db
+      .select({ seq: events.seq, hash: events.hash })
+      .from(events)
+      .where(eq(events.channel, name))
+      .orderBy(desc(events.seq))
+      .limit(1)
+      .get();
+    return last ? [{ channel: name, seq: last.seq, hash: last.hash }] : [];
+  });
+  return { format: CHECKPOINT_FORMAT, takenAt: now, channels: heads };
+}
+
+/** Every channel of the checkpoint that no longer reaches its recorded head with the same hash. */
+export function checkAgainstCheckpoint(database: LedgerDatabase, checkpoint: EventsCheckpoint): CheckpointProblem[] {
+  const problems: CheckpointProblem[] = [];
+  for (const head of checkpoint.channels) {
+    const stored = database.db
+      .select({ hash: events.hash })
+      .from(events)
+      .where(and(eq(events.channel, head.channel), eq(events.seq, head.seq)))
+      .get();
+    if (!stored) {
+      const last = database.db
+        .select({ seq: events.seq })
+        .from(events)
+        .where(eq(events.channel, head.channel))
+        .orderBy(desc(events.seq))
+        .limit(1)
+        .get();
+      problems.push({
+        channel: head.channel,
+        seq: head.seq,
+        reason: 'shorter',
+        message: `${head.channel} ends at seq ${last?.seq ?? 0}, but the checkpoint recorded seq ${head.seq}: events were removed from its end.`,
+      });
+    } else if (stored.hash !== head.hash) {
+      problems.push({
+        channel: head.channel,
+        seq: head.seq,
+        reason: 'diverges',
+        message: `${head.channel} seq ${head.seq} has hash ${stored.hash.slice(0, 16)}…, the checkpoint recorded ${head.hash.slice(0, 16)}…: the chain was rewritten.`,
+      });
+    }
+  }
+  return problems;
+}
+
+/** A checkpoint read back from JSON, checked field by field so a damaged file gets a clear error. */
+export function parseCheckpoint(value: unknown): EventsCheckpoint {
+  const record = value as Partial<EventsCheckpoint> | null;
+  if (typeof record !== 'object' || record === null || record.format !== CHECKPOINT_FORMAT || !Array.isArray(record.channels)) {
+    throw new InvalidInputError(
+      `not an events checkpoint: expected {"format": "${CHECKPOINT_FORMAT}", "channels": [...]} as \`nexus events checkpoint\` prints it.`,
+      'checkpoint',
+    );
+  }
+  record.channels.forEach((head, index) => {
+    const ok =
+      typeof head === 'object' &&
+      head !== null &&
+      typeof head.channel === 'string' &&
+      Number.isInteger(head.seq) &&
+      head.seq >= 1 &&
+      typeof head.hash === 'string';
+    if (!ok)
+      throw new InvalidInputError(`checkpoint channels[${index}] needs a channel, a seq (1 or more) and a hash.`, 'checkpoint');
+  });
+  return { format: CHECKPOINT_FORMAT, takenAt: Number(record.takenAt ?? 0), channels: record.channels };
+}
