@@ -43,7 +43,7 @@ Options:
   --data PATH...        nexus-eval/v1 files, or folders searched for *.json (required)
   --strategies LIST     comma-separated from recent, retrieval, flat, union-find, hybrid (default: all)
   --retrieval-share X   hybrid: most of B retrieved turns may take (chosen first), 0–1 (default: the ledger's, 1)
-  --min-relevance X     hybrid: leave out matches scoring under X × the best bm25 score, 0–1 (default: the ledger's, 0.3)
+  --min-relevance X     hybrid: leave out matches scoring under X × the best bm25 score, 0–1 (default: the ledger's, 0)
   --budgets LIST        context budgets B in tokens (default ${DEFAULT_BUDGETS.join(',')})
   --mode LIST           aware, agnostic or both (default aware,agnostic)
   --summarizer NAME     extractive (default, offline) or anthropic (needs ANTHROPIC_API_KEY; model
@@ -69,8 +69,10 @@ Method:
     match the question by bm25 (each reply with the turn it answers) within B (ledger.retrieve).
     It needs the question: in agnostic mode it sends the newest turns, as recent does.
   - hybrid: imported as union-find; with the question, buildContext({ query, retrieval }) first
-    retrieves the turns matching it (up to the retrieval share of B), then puts the topics
-    nearest it and the recent turns in what is left; in agnostic mode it is union-find.
+    recalls the turns answering it (up to the retrieval share of B: bm25 on the question's
+    content words, the turns beside each match, one dated line per day, docs/context.md#recall),
+    then puts the topics nearest it and the recent turns in what is left; in agnostic mode it is
+    union-find. `retrieval` stays plain bm25 (no cut-off, no neighbours): the baseline it must beat.
   - Each question is asked at the session head or, with askedAt, at the last turn of the history
     (compactions included) whose timestamp is at or before askedAt; with no such turn, in an
     empty context. agnostic builds the context without the question, aware with it as the query

@@ -18,11 +18,11 @@ import type { SemanticQuery } from './semantic-query.ts';
 export const DEFAULT_RETRIEVAL_SHARE = 1;
 export const DEFAULT_RETRIEVAL_MAX_TOKENS = 2000;
 /**
- * Matches under 0.3 of the best one's bm25 score share a word or two with the message and little
- * else. Measured (docs/benchmarks.md): 0.3 kept every question 0 did on LongMemEval and one more on
- * devops at 1,000 tokens; 0.5 lost two devops questions at 500 tokens.
+ * No relevance cut-off by default since recall (issue 18): with the turns beside each match valued
+ * at a share of it, a weak match still brings its neighbourhood, and 0.3 kept less on LoCoMo
+ * (docs/benchmarks.md, "Choosing recall's settings"). Plain bm25 (issue 8) had measured 0.3 best.
  */
-export const DEFAULT_MIN_RELEVANCE = 0.3;
+export const DEFAULT_MIN_RELEVANCE = 0;
 
 /** `semantic`: the query's vector when the ledger has an Embedder (semantic-query.ts); bm25 alone without. */
 export function buildHybridContext(

@@ -61,7 +61,7 @@ export const DEFAULT_RECALL_TUNING: Required<RecallTuning> = {
   feedbackFrom: 3,
   feedbackWeight: 0.5,
   neighbours: 1,
-  neighbourShare: 0.5,
+  neighbourShare: 0.7,
   packing: 'value',
 };
 
