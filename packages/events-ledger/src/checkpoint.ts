@@ -6,7 +6,8 @@
 
 import { InvalidInputError } from '@nexus/core';
 import { events, type LedgerDatabase } from '@nexus/db';
-import { and, asc, desc, eq } from 'drizzle-orm';
+import { and, desc, eq } from 'drizzle-orm';
+import { channelNames } from './channel-names.ts';
 
 export const CHECKPOINT_FORMAT = 'nexus-events-checkpoint/v1';
 
@@ -33,16 +34,7 @@ export interface CheckpointProblem {
 
 /** Each channel's newest event (or the one channel asked for): O(channels) indexed reads. */
 export function takeCheckpoint(database: LedgerDatabase, now: number, channel?: string): EventsCheckpoint {
-  const channels =
-    channel !== undefined
-      ? [channel]
-      : database.db
-          .selectDistinct({ channel: events.channel })
-          .from(events)
-          .orderBy(asc(events.channel))
-          .all()
-          .map((row) => row.channel);
-  const heads = channels.flatMap((name) => {
+  const heads = channelNames(database, channel).flatMap((name) => {
     const last = database.db
       .select({ seq: events.seq, hash: events.hash })
       .from(events)

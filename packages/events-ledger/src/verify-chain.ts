@@ -4,6 +4,7 @@
 
 import { events, type LedgerDatabase } from '@nexus/db';
 import { and, asc, eq, gt } from 'drizzle-orm';
+import { channelNames } from './channel-names.ts';
 import type { CheckpointProblem } from './checkpoint.ts';
 import { eventHash } from './event-hash.ts';
 
@@ -25,15 +26,7 @@ export interface VerifyResult {
 }
 
 export function verifyChains(database: LedgerDatabase, options: { channel?: string; pageSize?: number } = {}): VerifyResult {
-  const channels =
-    options.channel !== undefined
-      ? [options.channel]
-      : database.db
-          .selectDistinct({ channel: events.channel })
-          .from(events)
-          .orderBy(asc(events.channel))
-          .all()
-          .map((row) => row.channel);
+  const channels = channelNames(database, options.channel);
   let checked = 0;
   for (const channel of channels) {
     const result = verifyChannel(database, channel, options.pageSize ?? 1000);
