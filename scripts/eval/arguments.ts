@@ -72,7 +72,7 @@ Method:
     recalls the turns answering it (up to the retrieval share of B: bm25 on the question's
     content words, the turns beside each match, one dated line per day, docs/context.md#recall),
     then puts the topics nearest it and the recent turns in what is left; in agnostic mode it is
-    union-find. `retrieval` stays plain bm25 (no cut-off, no neighbours): the baseline it must beat.
+    union-find. retrieval stays plain bm25 (no cut-off, no neighbours): the baseline it must beat.
   - Each question is asked at the session head or, with askedAt, at the last turn of the history
     (compactions included) whose timestamp is at or before askedAt; with no such turn, in an
     empty context. agnostic builds the context without the question, aware with it as the query
