@@ -1,15 +1,18 @@
 // The zod shapes of request bodies and queries. They check types and sizes at the door; the
-// ledgers still check meaning (a text block must not be empty, a tool_result must answer a call),
-// and their InvalidInputError is a 400 as well.
+// ledgers still check meaning (a text block must not be empty, a tool call gets one result, a cited
+// event must exist), and their errors are 4xx as well.
 
 import { z } from 'zod';
 
 const id = z.string().min(1).max(200);
-/** A query-string integer: digits only, so "1e3", "0x10" and " 5" are refused rather than guessed. */
+/**
+ * A query-string integer: digits only, so "1e3", "0x10" and " 5" are refused rather than guessed;
+ * as many digits as `max` has (a longer run of digits is over it anyway).
+ */
 const queryInteger = (min: number, max: number) =>
   z
     .string()
-    .regex(/^\d{1,9}$/, 'expected a whole number')
+    .regex(new RegExp(`^\\d{1,${String(max).length}}$`), 'expected a whole number')
     .transform(Number)
     .pipe(z.number().int().min(min).max(max));
 const queryBoolean = z
@@ -25,15 +28,16 @@ const settings = z
   .partial()
   .strict();
 
-export const createSessionBody = z
+/** What a new session may say about itself: on create, and on fork. */
+const sessionFields = z
   .object({
     label: z.string().max(500).optional(),
     settings: settings.optional(),
     strategy: z.string().min(1).max(100).optional(),
   })
-  .strict()
-  .optional()
-  .transform((value) => value ?? {});
+  .strict();
+
+export const createSessionBody = sessionFields.optional().transform((value) => value ?? {});
 
 const textBlock = z.object({ type: z.literal('text'), text: z.string() }).strict();
 const toolUseBlock = z
@@ -72,13 +76,8 @@ function hasField(value: unknown, field: string): boolean {
   return typeof value === 'object' && value !== null && !Array.isArray(value) && field in value;
 }
 
-export const forkBody = z
-  .object({
-    full: z.boolean().optional(),
-    label: z.string().max(500).optional(),
-    settings: settings.optional(),
-    strategy: z.string().min(1).max(100).optional(),
-  })
+export const forkBody = sessionFields
+  .extend({ full: z.boolean().optional() })
   .strict()
   .optional()
   .transform((value) => value ?? {});

@@ -348,6 +348,10 @@ describe('events', () => {
     expect(listed.body.events.map((event: { externalId: string }) => event.externalId)).toEqual(['a', 'b']);
     const after = await call('/v1/events?channel=ops&after=1');
     expect(after.body.events.map((event: { seq: number }) => event.seq)).toEqual([2]);
+    // Every integer up to a query's maximum is accepted, however many digits it has.
+    expect(await call('/v1/events?channel=ops&after=1000000000')).toMatchObject({ status: 200, body: { events: [] } });
+    expect(await call('/v1/sessions?offset=1000000000')).toMatchObject({ status: 200, body: { sessions: [] } });
+    expect(await call('/v1/sessions?offset=1000000001')).toMatchObject({ status: 400 });
     expect((await call('/v1/events/verify')).body).toMatchObject({ ok: true, checked: 3, channels: 2 });
     expect((await call(`/v1/events/${seeded.eventId}`)).body).toMatchObject({ id: seeded.eventId, author: 'ada' });
   });
