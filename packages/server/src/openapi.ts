@@ -167,8 +167,10 @@ const STATUS_TEXT: Record<number, string> = {
   400: 'Malformed request (INVALID_JSON, INVALID_INPUT, SEARCH_SYNTAX)',
   401: 'Missing or wrong bearer token',
   404: 'Unknown id (SESSION_NOT_FOUND, TURN_NOT_FOUND, EVENT_NOT_FOUND, CLUSTER_NOT_FOUND)',
+  403: 'FORBIDDEN_HOST (no token and not a loopback Host) or FORBIDDEN_ORIGIN (a write from another site)',
   409: 'HEAD_CONFLICT: the head moved; the error carries `headTurnId`',
   413: 'Body over the limit, or a turn over the session’s window (MESSAGE_TOO_LARGE)',
+  415: 'UNSUPPORTED_MEDIA_TYPE: the body is not sent as application/json',
   422: 'Nothing to compact, or the compaction would not shrink the context',
   502: 'The summarizer failed; nothing was written',
 };
@@ -191,13 +193,21 @@ function operation(route: RouteDoc): Record<string, unknown> {
   }
   const errorResponse = { content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } };
   const responses: Record<string, unknown> = { [status]: { description, content: { [contentType]: {} } } };
-  for (const code of [400, 401, 413, ...(route.errors ?? [])])
+  // Every write is also guarded by origin and content type (access-guard.ts).
+  const guarded = route.method === 'post' ? [403, 415] : [];
+  for (const code of [400, 401, 413, ...guarded, ...(route.errors ?? [])])
     responses[code] = { description: STATUS_TEXT[code] ?? 'Error', ...errorResponse };
   return {
     summary: route.summary,
     ...(parameters.length > 0 ? { parameters } : {}),
     ...(route.body
-      ? { requestBody: { required: false, content: { 'application/json': { schema: schemaOf(route.body) } } } }
+      ? {
+          requestBody: {
+            // A body that may be left out (create, fork, compact) takes its defaults; a turn or an event may not.
+            required: !route.body.safeParse(undefined).success,
+            content: { 'application/json': { schema: schemaOf(route.body) } },
+          },
+        }
       : {}),
     responses,
   };

@@ -72,4 +72,22 @@ describe('GET /v1/openapi.json', () => {
     };
     expect(append.requestBody.content['application/json']?.schema.anyOf).toHaveLength(2);
   });
+
+  it('marks a body required exactly where the route refuses a request without one', async () => {
+    const document = (await (await fixture.app.request('/v1/openapi.json')).json()) as {
+      paths: Record<string, Record<string, { requestBody?: { required: boolean }; responses: Record<string, unknown> }>>;
+    };
+    const seeded = await fixture.ledger.createSession();
+    const turn = await fixture.ledger.appendTurn(seeded.id, { role: 'user', content: 'a turn to fork from' });
+    for (const [path, operations] of Object.entries(document.paths)) {
+      const post = operations.post;
+      if (!post) continue;
+      expect(post.requestBody, path).toBeDefined();
+      expect(post.responses['415'], path).toBeDefined();
+      const concrete = path.replace('{id}', path.startsWith('/v1/turns/') ? turn.id : seeded.id);
+      const response = await fixture.app.request(concrete, { method: 'POST' });
+      const refusedForNoBody = response.status === 400;
+      expect(post.requestBody?.required, `${path} answered ${response.status} without a body`).toBe(refusedForNoBody);
+    }
+  });
 });
