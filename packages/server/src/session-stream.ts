@@ -6,6 +6,7 @@
 import type { AgentsLedger } from '@nexus/agents-ledger';
 import type { Context } from 'hono';
 import { streamSSE } from 'hono/streaming';
+import { errorBody } from './http-errors.ts';
 import type { SessionSignals } from './session-signals.ts';
 
 export interface StreamOptions {
@@ -65,9 +66,9 @@ export function streamSession(context: Context, sessionId: string, options: Stre
         wake = null;
       }
     } catch (error) {
-      // A session cannot disappear, so this is a closed client or a closed database: end quietly.
-      if (!stream.aborted)
-        await stream.writeSSE({ event: 'error', data: JSON.stringify({ message: String(error) }) }).catch(() => {});
+      // A session cannot disappear, so this is a closed client or a closed database: end quietly,
+      // in the API's error shape (a driver's own message stays on the server, as for any 500).
+      if (!stream.aborted) await stream.writeSSE({ event: 'error', data: JSON.stringify(errorBody(error).body) }).catch(() => {});
     } finally {
       unsubscribe();
       options.shutdown?.removeEventListener('abort', onShutdown);

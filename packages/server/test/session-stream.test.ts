@@ -133,6 +133,25 @@ describe('session stream', () => {
     await vi.waitFor(() => expect(signals.listenerCount(session.id)).toBe(0), { timeout: 5000 });
   });
 
+  it('ends with an error event in the API error shape when the ledger fails under it', async () => {
+    const own = openAgentsLedger(fixture.dbPath);
+    const ownServer = await startHttpServer({ ledger: own, events: fixture.events, port: 0, pollIntervalMs: 50 });
+    try {
+      const session = await own.createSession();
+      const stream = readStream(await fetch(`${ownServer.url}/v1/sessions/${session.id}/stream`));
+      await vi.waitFor(() => expect(stream.events.map((event) => event.event)).toEqual(['head']));
+      own.close();
+      await stream.done;
+      const failure = stream.events.at(-1);
+      expect(failure?.event).toBe('error');
+      expect(JSON.parse(failure?.data ?? '')).toMatchObject({
+        error: { code: expect.any(String), message: expect.any(String) },
+      });
+    } finally {
+      await ownServer.close();
+    }
+  });
+
   it('answers an unknown session with a 404 before any stream opens', async () => {
     const response = await fetch(`${server.url}/v1/sessions/s_nope/stream`);
     expect(response.status).toBe(404);
