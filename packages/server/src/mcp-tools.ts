@@ -4,7 +4,7 @@
 // mcp-server.ts registers them with the SDK.
 
 import type { AgentsLedger } from '@nexus/agents-ledger';
-import { contentText, LedgerError, type Turn } from '@nexus/core';
+import { contentText, InvalidInputError, LedgerError, type Turn } from '@nexus/core';
 
 /** Text of one turn in a result by default; longer text is cut with a marker saying how to get all of it. */
 export const MAX_TURN_CHARS = 4000;
@@ -123,9 +123,10 @@ export async function getContext(
 ) {
   let turnId = input.turnId;
   if (turnId === undefined) {
-    if (input.session === undefined) throw new ToolInputError('Give turnId, or session for the context at its head.');
+    if (input.session === undefined)
+      throw new InvalidInputError('Give turnId, or session for the context at its head.', 'turnId');
     const head = (await ledger.getSession(input.session)).headTurnId;
-    if (head === null) throw new ToolInputError(`Session ${input.session} has no turns yet.`);
+    if (head === null) throw new InvalidInputError(`Session ${input.session} has no turns yet.`, 'session');
     turnId = head;
   }
   const built = await ledger.buildContext(turnId, {
@@ -156,10 +157,4 @@ export async function listSessions(ledger: AgentsLedger, input: { limit?: number
       created: new Date(session.createdAt).toISOString(),
     })),
   };
-}
-
-export class ToolInputError extends LedgerError {
-  constructor(message: string) {
-    super('INVALID_INPUT', message);
-  }
 }
