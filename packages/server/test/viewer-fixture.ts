@@ -196,3 +196,10 @@ export async function createViewerFixture(): Promise<ViewerFixture> {
     throw error;
   }
 }
+
+/** The ids of every turn from the root to `headTurnId`, as the ledger itself reads them. */
+export async function historyIds(ledger: AgentsLedger, headTurnId: string): Promise<string[]> {
+  const ids: string[] = [];
+  for await (const turn of ledger.getFullHistory(headTurnId)) ids.push(turn.id);
+  return ids;
+}

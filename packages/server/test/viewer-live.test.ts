@@ -2,21 +2,14 @@
 // up in an open page from the session's stream; a long session opens at its newest page and reads
 // only that page; with a token, the page sends it to /v1 and nowhere else.
 
-import type { Turn } from '@nexus/core';
 import type { Browser, Request } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningHttpServer, startHttpServer } from '../src/index.ts';
-import { chromiumUnavailable, launchChromium, openPage, type WatchedPage } from './viewer-browser.ts';
-import { createViewerFixture, type ViewerFixture } from './viewer-fixture.ts';
+import { checkAndClosePage, chromiumUnavailable, launchChromium, openPage, type WatchedPage } from './viewer-browser.ts';
+import { createViewerFixture, historyIds, type ViewerFixture } from './viewer-fixture.ts';
 
 const unavailable = chromiumUnavailable();
 if (unavailable) console.warn(`viewer browser tests skipped: ${unavailable}`);
-
-async function collect(history: AsyncGenerator<Turn>): Promise<string[]> {
-  const ids: string[] = [];
-  for await (const turn of history) ids.push(turn.id);
-  return ids;
-}
 
 describe.skipIf(unavailable !== null)(unavailable ? `viewer live (skipped: ${unavailable})` : 'the web viewer, live', () => {
   let fixture: ViewerFixture;
@@ -38,14 +31,7 @@ describe.skipIf(unavailable !== null)(unavailable ? `viewer live (skipped: ${una
 
   afterEach(async () => {
     if (!watched) return;
-    const origin = new URL(watched.page.url()).origin;
-    // data: URLs (the empty favicon) never leave the page; everything else must go to the server.
-    const outside = watched.requests
-      .map((request) => request.url())
-      .filter((url) => !url.startsWith('data:') && new URL(url).origin !== origin);
-    expect(outside, 'requests outside the server').toEqual([]);
-    expect(watched.errors, 'errors in the page').toEqual([]);
-    await watched.page.context().close();
+    await checkAndClosePage(watched);
     watched = null;
   });
 
@@ -82,7 +68,7 @@ describe.skipIf(unavailable !== null)(unavailable ? `viewer live (skipped: ${una
     // The session's header follows the head too.
     await page.waitForSelector(`.session-head [data-field="head"]:text-is("${compaction.id}")`);
     const head = (await fixture.ledger.getSession(session)).headTurnId as string;
-    const history = await collect(fixture.ledger.getFullHistory(head));
+    const history = await historyIds(fixture.ledger, head);
     const shown = await page.$$eval('[data-timeline] > [data-turn]', (items) =>
       items.map((item) => item.getAttribute('data-turn')),
     );
@@ -98,7 +84,7 @@ describe.skipIf(unavailable !== null)(unavailable ? `viewer live (skipped: ${una
     }));
     for (let start = 0; start < inputs.length; start += 200)
       await fixture.ledger.appendTurns(long.id, inputs.slice(start, start + 200));
-    const history = await collect(fixture.ledger.getFullHistory((await fixture.ledger.getSession(long.id)).headTurnId as string));
+    const history = await historyIds(fixture.ledger, (await fixture.ledger.getSession(long.id)).headTurnId as string);
 
     const { page, requests } = await open(server.url, `view=timeline&session=${long.id}`);
     await page.waitForSelector(`[data-timeline] > [data-turn="${history.at(-1)}"]`);

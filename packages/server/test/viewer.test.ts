@@ -3,27 +3,20 @@
 // stand for, search hits and `via`, the context's pieces, topics), and no view reaches outside
 // the server's origin.
 
-import type { Turn } from '@nexus/core';
 import type { Browser } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningHttpServer, startHttpServer } from '../src/index.ts';
-import { chromiumUnavailable, launchChromium, openPage, type WatchedPage } from './viewer-browser.ts';
-import { createViewerFixture, type ViewerFixture } from './viewer-fixture.ts';
+import { checkAndClosePage, chromiumUnavailable, launchChromium, openPage, type WatchedPage } from './viewer-browser.ts';
+import { createViewerFixture, historyIds, type ViewerFixture } from './viewer-fixture.ts';
 
 const unavailable = chromiumUnavailable();
 if (unavailable) console.warn(`viewer browser tests skipped: ${unavailable}`);
-
-async function collect(history: AsyncGenerator<Turn>): Promise<string[]> {
-  const ids: string[] = [];
-  for await (const turn of history) ids.push(turn.id);
-  return ids;
-}
 
 describe.skipIf(unavailable !== null)(unavailable ? `viewer (skipped: ${unavailable})` : 'the web viewer in Chromium', () => {
   let fixture: ViewerFixture;
   let server: RunningHttpServer;
   let browser: Browser;
-  let watched: WatchedPage;
+  let watched: WatchedPage | null = null;
 
   beforeAll(async () => {
     fixture = await createViewerFixture();
@@ -39,14 +32,8 @@ describe.skipIf(unavailable !== null)(unavailable ? `viewer (skipped: ${unavaila
 
   afterEach(async () => {
     if (!watched) return;
-    const origin = new URL(server.url).origin;
-    // data: URLs (the empty favicon) never leave the page; everything else must go to the server.
-    const outside = watched.requests
-      .map((request) => request.url())
-      .filter((url) => !url.startsWith('data:') && new URL(url).origin !== origin);
-    expect(outside, 'requests outside the server').toEqual([]);
-    expect(watched.errors, 'errors in the page').toEqual([]);
-    await watched.page.context().close();
+    await checkAndClosePage(watched);
+    watched = null;
   });
 
   async function open(fragment = ''): Promise<WatchedPage> {
@@ -75,7 +62,7 @@ describe.skipIf(unavailable !== null)(unavailable ? `viewer (skipped: ${unavaila
     expect(await page.textContent('.session-head')).toContain(
       `forked from ${fixture.migration.id} at ${fixture.fork.forkedFromTurnId}`,
     );
-    const expected = await collect(fixture.ledger.getFullHistory(fixture.fork.headTurnId as string));
+    const expected = await historyIds(fixture.ledger, fixture.fork.headTurnId as string);
     expect(await timelineIds(page)).toEqual(expected);
     // Where the line passes from the source session into the fork, a marker says so.
     expect(await page.getAttribute('[data-fork-point]', 'data-fork-point')).toBe(fixture.fork.forkedFromTurnId);
@@ -84,7 +71,7 @@ describe.skipIf(unavailable !== null)(unavailable ? `viewer (skipped: ${unavaila
 
   it('draws each compaction where it happened, with its tokens before and after and the turns its summary cites', async () => {
     const { page } = await open(`view=timeline&session=${fixture.migration.id}`);
-    expect(await timelineIds(page)).toEqual(await collect(fixture.ledger.getFullHistory(fixture.migration.headTurnId as string)));
+    expect(await timelineIds(page)).toEqual(await historyIds(fixture.ledger, fixture.migration.headTurnId as string));
     const boundaries = await page.$$eval('[data-timeline] > [data-compaction]', (items) =>
       items.map((item) => ({
         id: item.getAttribute('data-turn'),
