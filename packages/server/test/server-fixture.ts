@@ -8,6 +8,7 @@ import path from 'node:path';
 import { type AgentsLedger, openAgentsLedger } from '@nexus/agents-ledger';
 import { type EventsLedger, openEventsLedger } from '@nexus/events-ledger';
 import type { Hono } from 'hono';
+import { afterEach, beforeEach } from 'vitest';
 import { createHttpApp, type HttpAppOptions } from '../src/index.ts';
 
 export interface Fixture {
@@ -124,4 +125,43 @@ export async function digest(ledger: AgentsLedger, events: EventsLedger, channel
   // verify() counts the events of every channel, so an event written to a channel not listed shows too.
   parts.push(await events.verify());
   return JSON.stringify(parts);
+}
+
+export interface SeededApp {
+  fixture: Fixture;
+  seeded: Seeded;
+  /** A request through the app; the body parsed as JSON when it is JSON. */
+  call(
+    path: string,
+    init?: RequestInit,
+  ): Promise<{
+    status: number;
+    // biome-ignore lint/suspicious/noExplicitAny: responses are checked by shape with toMatchObject
+    body: any;
+    text: string;
+    headers: Headers;
+  }>;
+}
+
+/** A fresh seeded ledger and its app for every test of the file that calls this. */
+export function useSeededApp(): SeededApp {
+  const api = {
+    call: async (path: string, init?: RequestInit) => {
+      const response = await api.fixture.app.request(path, init);
+      const text = await response.text();
+      let body: unknown = null;
+      try {
+        body = JSON.parse(text);
+      } catch {
+        body = text;
+      }
+      return { status: response.status, body, text, headers: response.headers };
+    },
+  } as SeededApp;
+  beforeEach(async () => {
+    api.fixture = openFixture();
+    api.seeded = await seed(api.fixture.ledger, api.fixture.events);
+  });
+  afterEach(() => api.fixture.cleanup());
+  return api;
 }
