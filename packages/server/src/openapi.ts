@@ -142,7 +142,7 @@ export const API_ROUTES: RouteDoc[] = [
     path: '/v1/events',
     summary: 'Append one event or `{ events: [...] }`; re-sent events are not stored twice',
     body: appendEventsBody,
-    success: [201, '{ events: [{ event, duplicate }] } (200 when every event was a duplicate)'],
+    success: [201, '{ events: [{ event, duplicate, conflict }] } (200 when every event was a duplicate)'],
     errors: [404],
   },
   {

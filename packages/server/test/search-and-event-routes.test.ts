@@ -75,6 +75,18 @@ describe('events', () => {
     expect((await api.call(`/v1/events/${api.seeded.eventId}`)).body).toMatchObject({ id: api.seeded.eventId, author: 'ada' });
   });
 
+  it('reports a re-delivery that differs from the stored event, keeping the stored one', async () => {
+    const first = await api.call('/v1/events', jsonRequest('POST', { channel: 'ops', externalId: 'c', payload: { v: 1 } }));
+    const changed = await api.call('/v1/events', jsonRequest('POST', { channel: 'ops', externalId: 'c', payload: { v: 2 } }));
+    expect(changed.status).toBe(200);
+    expect(changed.body.events[0]).toMatchObject({
+      duplicate: true,
+      conflict: { fields: ['payload'] },
+      event: { id: first.body.events[0].event.id, payload: { v: 1 } },
+    });
+    expect(first.body.events[0].conflict).toBeNull();
+  });
+
   it('refuses a bad event and a batch holding one, writing nothing', async () => {
     const before = await api.fixture.events.verify();
     expect(await api.call('/v1/events', jsonRequest('POST', { channel: 'ops', externalId: 'x' }))).toMatchObject({ status: 400 });
