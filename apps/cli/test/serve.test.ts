@@ -85,7 +85,7 @@ describe('nexus serve', () => {
     }
   }, 60_000);
 
-  it('refuses a non-loopback host without a token, and bad ports', async () => {
+  it('refuses a non-loopback host without a token, bad ports and a body limit of 0', async () => {
     const temp = tempFolder();
     try {
       const open = await runCli(['serve', '--db', temp.dbPath, '--host', '0.0.0.0', '--port', '0']);
@@ -98,6 +98,9 @@ describe('nexus serve', () => {
       const tooHigh = await runCli(['serve', '--db', temp.dbPath, '--port', '70000']);
       expect(tooHigh.code).toBe(1);
       expect(tooHigh.stderr).toMatch(/Port 70000/);
+      const noBody = await runCli(['serve', '--db', temp.dbPath, '--port', '0', '--max-body', '0']);
+      expect(noBody.code).toBe(1);
+      expect(noBody.stderr).toMatch(/at least 1 byte, got 0 \(--max-body\)/);
     } finally {
       temp.cleanup();
     }

@@ -41,6 +41,11 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
     );
   }
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new InvalidInputError(`Port ${port} is not 0–65535.`, 'port');
+  const { maxBodyBytes } = options;
+  if (maxBodyBytes !== undefined && (!Number.isInteger(maxBodyBytes) || maxBodyBytes < 1)) {
+    // 0 would refuse every request body: a typo, not a setting.
+    throw new InvalidInputError(`The body limit must be at least 1 byte, got ${maxBodyBytes} (--max-body).`, 'maxBodyBytes');
+  }
   const shutdown = new AbortController();
   const app = createHttpApp({ ...options, shutdown: shutdown.signal });
   const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
