@@ -185,6 +185,11 @@ describe('compaction and topics', () => {
         role: index % 2 ? 'assistant' : 'user',
         content: `turn number ${index} about the weather and the sea`,
       });
+    const head = (await api.fixture.ledger.getSession(session.id)).headTurnId;
+    expect(await api.call(`/v1/sessions/${session.id}/compact`, jsonRequest('POST', { keepFromTurnId: 't_nope' }))).toMatchObject(
+      { status: 404, body: { error: { code: 'TURN_NOT_FOUND' } } },
+    );
+    expect((await api.fixture.ledger.getSession(session.id)).headTurnId).toBe(head);
     const compacted = await api.call(`/v1/sessions/${session.id}/compact`, jsonRequest('POST', { instructions: 'keep the sea' }));
     expect(compacted.status).toBe(201);
     expect(compacted.body).toMatchObject({ turnType: 'compaction', trigger: 'manual' });
