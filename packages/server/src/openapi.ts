@@ -26,6 +26,8 @@ interface RouteDoc {
   body?: z.ZodType;
   /** The success status and what it returns. */
   success: [status: number, description: string, contentType?: string];
+  /** A second success status, when the route has one (200 for a batch of events already stored). */
+  alsoSuccess?: [status: number, description: string];
   /** Error statuses this route can answer besides 400/401/413. */
   errors?: number[];
 }
@@ -136,13 +138,15 @@ export const API_ROUTES: RouteDoc[] = [
     summary: 'Full-text search over every turn; summarized hits surface as their compaction with `via`',
     query: searchQuery,
     success: [200, '{ hits, nextCursor }'],
+    errors: [404],
   },
   {
     method: 'post',
     path: '/v1/events',
     summary: 'Append one event or `{ events: [...] }`; re-sent events are not stored twice',
     body: appendEventsBody,
-    success: [201, '{ events: [{ event, duplicate, conflict }] } (200 when every event was a duplicate)'],
+    success: [201, '{ events: [{ event, duplicate, conflict }] }: at least one event was stored'],
+    alsoSuccess: [200, '{ events: [{ event, duplicate, conflict }] }: every event was already stored, nothing was written'],
     errors: [404],
   },
   {
@@ -166,7 +170,7 @@ export const API_ROUTES: RouteDoc[] = [
 const STATUS_TEXT: Record<number, string> = {
   400: 'Malformed request (INVALID_JSON, INVALID_INPUT, SEARCH_SYNTAX)',
   401: 'Missing or wrong bearer token',
-  404: 'Unknown id (SESSION_NOT_FOUND, TURN_NOT_FOUND, EVENT_NOT_FOUND, CLUSTER_NOT_FOUND)',
+  404: 'Unknown id (SESSION_NOT_FOUND, TURN_NOT_FOUND, EVENT_NOT_FOUND, CLUSTER_NOT_FOUND) or no such route (NOT_FOUND)',
   403: 'FORBIDDEN_HOST (no token and not a loopback Host) or FORBIDDEN_ORIGIN (a write from another site)',
   409: 'HEAD_CONFLICT: the head moved; the error carries `headTurnId`',
   413: 'Body over the limit, or a turn over the session’s window (MESSAGE_TOO_LARGE)',
@@ -193,6 +197,10 @@ function operation(route: RouteDoc): Record<string, unknown> {
   }
   const errorResponse = { content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } };
   const responses: Record<string, unknown> = { [status]: { description, content: { [contentType]: {} } } };
+  if (route.alsoSuccess) {
+    const [otherStatus, otherDescription] = route.alsoSuccess;
+    responses[otherStatus] = { description: otherDescription, content: { [contentType]: {} } };
+  }
   // Every write is also guarded by origin and content type (access-guard.ts).
   const guarded = route.method === 'post' ? [403, 415] : [];
   for (const code of [400, 401, 413, ...guarded, ...(route.errors ?? [])])

@@ -12,6 +12,8 @@ export interface FuzzRequest {
   path: string;
   body: string | undefined;
   contentType: string | undefined;
+  /** The documented route this request is aimed at (`/v1/sessions/{id}/turns`), with its own method; absent for path tricks and other methods. */
+  route?: string;
 }
 
 const HOSTILE_TEXT = [
@@ -203,6 +205,7 @@ function ledgerRefusal(seeded: Seeded) {
       path: toEvents ? '/v1/events' : `/v1/sessions/${target}/turns`,
       body: toEvents ? event : body,
       contentType: 'application/json',
+      route: toEvents ? '/v1/events' : '/v1/sessions/{id}/turns',
     }));
 }
 
@@ -233,6 +236,7 @@ export function requestArbitrary({ seeded, maxBody }: { seeded: Seeded; maxBody:
         path: r.route[1].replace('{id}', r.id) + r.query,
         body: r.body,
         contentType: r.contentType,
+        ...(r.method === null || r.method === r.route[0] ? { route: r.route[1] } : {}),
       })),
     },
     { weight: 1, arbitrary: ledgerRefusal(seeded) },

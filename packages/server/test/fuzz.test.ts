@@ -4,7 +4,7 @@
 
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startHttpServer } from '../src/index.ts';
+import { openApiDocument, startHttpServer } from '../src/index.ts';
 import { type FuzzRequest, ROUTES, requestArbitrary, sendRaw } from './fuzz-requests.ts';
 import { digest, type Fixture, openFixture, type Seeded, seed } from './server-fixture.ts';
 
@@ -32,14 +32,25 @@ async function sendInProcess(request: FuzzRequest): Promise<{ status: number; bo
   return { status: response.status, body: await response.text() };
 }
 
+/** The `method route status` entries (as answered) that the OpenAPI document does not list for that route. */
+function undocumented(answered: Set<string>): string[] {
+  const paths = openApiDocument().paths as Record<string, Record<string, { responses: Record<string, unknown> }>>;
+  return [...answered].filter((entry) => {
+    const [method, route, status] = entry.split(' ') as [string, string, string];
+    return paths[route]?.[method]?.responses[status] === undefined;
+  });
+}
+
 describe('fuzz', () => {
-  it('answers thousands of malformed requests in-process with a 4xx (or a read), never a 5xx, and writes nothing', async () => {
+  it('answers thousands of malformed requests in-process with a documented 4xx (or a read), never a 5xx, and writes nothing', async () => {
     const before = await digest(fixture.ledger, fixture.events, [seeded.channel]);
     const statuses = new Map<number, number>();
+    const answered = new Set<string>();
     await fc.assert(
       fc.asyncProperty(requestArbitrary({ seeded, maxBody: MAX_BODY }), async (request) => {
         const { status, body } = await sendInProcess(request);
         statuses.set(status, (statuses.get(status) ?? 0) + 1);
+        if (request.route) answered.add(`${request.method.toLowerCase()} ${request.route} ${status}`);
         expect(status, `${request.method} ${request.path} → ${body.slice(0, 300)}`).toBeLessThan(500);
         if (status >= 400)
           expect(JSON.parse(body)).toMatchObject({ error: { code: expect.any(String), message: expect.any(String) } });
@@ -57,13 +68,15 @@ describe('fuzz', () => {
     expect(statuses.get(400)).toBeGreaterThan(50);
     expect(statuses.get(200)).toBeGreaterThan(50);
     expect(statuses.get(409)).toBeGreaterThan(0);
+    expect(undocumented(answered), 'statuses the routes answered that /v1/openapi.json does not list').toEqual([]);
   }, 120_000);
 
-  it('answers random well-formed JSON bodies on every route without a 5xx', async () => {
+  it('answers random well-formed JSON bodies on every route without a 5xx, only with statuses the document lists', async () => {
     const scratch = openFixture({ maxBodyBytes: MAX_BODY });
     try {
       const scratchSeed = await seed(scratch.ledger, scratch.events);
       const ids = [scratchSeed.flatSessionId, scratchSeed.summarizedTurnId, scratchSeed.flatCompactionId, 's_nope'];
+      const answered = new Set<string>();
       await fc.assert(
         fc.asyncProperty(
           fc.constantFrom(...ROUTES.filter(([method]) => method === 'POST')),
@@ -76,11 +89,13 @@ describe('fuzz', () => {
               body,
             });
             expect(response.status, `${method} ${template} ${body.slice(0, 200)}`).toBeLessThan(500);
+            answered.add(`${method.toLowerCase()} ${template} ${response.status}`);
             await response.text();
           },
         ),
         { numRuns: 500 },
       );
+      expect(undocumented(answered), 'statuses the routes answered that /v1/openapi.json does not list').toEqual([]);
     } finally {
       scratch.cleanup();
     }
