@@ -1,7 +1,7 @@
 // Who may call the API. With a token every /v1 request needs `Authorization: Bearer <token>`
 // (compared in constant time). Without one the server listens on loopback only, and two browser
 // attacks on a loopback service are closed: DNS rebinding (a Host that is not a loopback name) and
-// cross-site writes (a POST whose Origin is another site, or whose body is not declared as JSON).
+// cross-site writes (a POST whose Origin is another site, or whose body is declared as anything but JSON).
 
 import { timingSafeEqual } from 'node:crypto';
 import type { MiddlewareHandler } from 'hono';
@@ -66,7 +66,7 @@ export function loopbackOnly(): MiddlewareHandler {
   };
 }
 
-/** Writes must come from this origin (or a non-browser client) and carry JSON. */
+/** Writes must come from this origin (or a non-browser client), with a body typed as JSON or not typed at all. */
 export function sameOriginWrites(): MiddlewareHandler {
   return async (context, next) => {
     if (context.req.method === 'GET' || context.req.method === 'HEAD') return next();

@@ -1,4 +1,4 @@
-// Reading a request's JSON body, query and path through zod. Every failure becomes a LedgerError
+// Reading a request's JSON body and query string through zod. Every failure becomes a LedgerError
 // (INVALID_JSON, INVALID_INPUT) that http-errors.ts turns into a 400, so a malformed request never
 // reaches the ledgers and never writes.
 
@@ -32,7 +32,7 @@ export function readQuery<Schema extends z.ZodType>(context: Context, schema: Sc
   return checked(schema, context.req.query(), 'query');
 }
 
-export function checked<Schema extends z.ZodType>(schema: Schema, value: unknown, where: string): z.output<Schema> {
+function checked<Schema extends z.ZodType>(schema: Schema, value: unknown, where: string): z.output<Schema> {
   const result = schema.safeParse(value);
   if (result.success) return result.data;
   const problems = result.error.issues

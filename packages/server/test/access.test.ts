@@ -78,6 +78,13 @@ describe('without a token', () => {
     });
     expect(form.status).toBe(415);
     expect(await fixture.ledger.listSessions()).toEqual([]);
+    // Bytes with no Content-Type (only a non-browser client sends them: no Origin either) are read as JSON.
+    const untyped = await fixture.app.request('/v1/sessions', {
+      method: 'POST',
+      body: new TextEncoder().encode('{"label":"untyped"}'),
+    });
+    expect(untyped.status).toBe(201);
+    expect(await untyped.json()).toMatchObject({ label: 'untyped' });
     const sameSite = await fixture.app.request(
       'http://localhost/v1/sessions',
       jsonRequest('POST', {}, { origin: 'http://localhost', host: 'localhost' }),
