@@ -209,7 +209,7 @@ function ledgerRefusal(seeded: Seeded) {
     }));
 }
 
-export function requestArbitrary({ seeded, maxBody }: { seeded: Seeded; maxBody: number }) {
+export function requestArbitrary({ seeded, maxBody }: { seeded: Seeded; maxBody: number }): fc.Arbitrary<FuzzRequest> {
   const routed = fc.record({
     route: fc.constantFrom(...ROUTES),
     method: fc.oneof(
