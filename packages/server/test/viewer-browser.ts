@@ -4,7 +4,6 @@
 
 import fs from 'node:fs';
 import { type Browser, chromium, type Page, type Request } from 'playwright-core';
-import { expect } from 'vitest';
 
 export const CHROMIUM_PATH = process.env.NEXUS_CHROMIUM ?? '/usr/bin/chromium';
 
@@ -51,19 +50,4 @@ export async function openPage(browser: Browser): Promise<WatchedPage> {
     if (message.type() === 'error') errors.push(message.text());
   });
   return { page, requests, errors };
-}
-
-/**
- * After a test: the page asked nothing of any origin but the one it was loaded from, and logged no
- * error; then its browser context is closed.
- */
-export async function checkAndClosePage(watched: WatchedPage): Promise<void> {
-  const origin = new URL(watched.page.url()).origin;
-  // data: URLs (the empty favicon) never leave the page; everything else must go to the server.
-  const outside = watched.requests
-    .map((request) => request.url())
-    .filter((url) => !url.startsWith('data:') && new URL(url).origin !== origin);
-  expect(outside, 'requests outside the server').toEqual([]);
-  expect(watched.errors, 'errors in the page').toEqual([]);
-  await watched.page.context().close();
 }

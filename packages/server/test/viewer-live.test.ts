@@ -2,45 +2,25 @@
 // up in an open page from the session's stream; a long session opens at its newest page and reads
 // only that page; with a token, the page sends it to /v1 and nowhere else.
 
-import type { Browser, Request } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { Request } from 'playwright-core';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { type RunningHttpServer, startHttpServer } from '../src/index.ts';
-import { checkAndClosePage, chromiumUnavailable, launchChromium, openPage, type WatchedPage } from './viewer-browser.ts';
-import { createViewerFixture, historyIds, type ViewerFixture } from './viewer-fixture.ts';
+import { chromiumUnavailable, type WatchedPage } from './viewer-browser.ts';
+import { historyIds, type ViewerFixture } from './viewer-fixture.ts';
+import { useViewerHarness } from './viewer-harness.ts';
 
 const unavailable = chromiumUnavailable();
 if (unavailable) console.warn(`viewer browser tests skipped: ${unavailable}`);
 
 describe.skipIf(unavailable !== null)(unavailable ? `viewer live (skipped: ${unavailable})` : 'the web viewer, live', () => {
+  const viewer = useViewerHarness({ pollIntervalMs: 100 });
   let fixture: ViewerFixture;
   let server: RunningHttpServer;
-  let browser: Browser;
-  let watched: WatchedPage | null = null;
-
-  beforeAll(async () => {
-    fixture = await createViewerFixture();
-    server = await startHttpServer({ ledger: fixture.ledger, events: fixture.events, port: 0, pollIntervalMs: 100 });
-    browser = await launchChromium();
+  beforeAll(() => {
+    ({ fixture, server } = viewer);
   });
 
-  afterAll(async () => {
-    await browser?.close();
-    await server?.close();
-    fixture?.cleanup();
-  });
-
-  afterEach(async () => {
-    if (!watched) return;
-    await checkAndClosePage(watched);
-    watched = null;
-  });
-
-  async function open(base: string, fragment: string): Promise<WatchedPage> {
-    watched = await openPage(browser);
-    await watched.page.goto(`${base}/#${fragment}`);
-    await watched.page.waitForSelector('body[data-ready="true"]');
-    return watched;
-  }
+  const open = (base: string, fragment: string): Promise<WatchedPage> => viewer.open(`${base}/#${fragment}`);
 
   async function post(path: string, body: unknown): Promise<Record<string, unknown>> {
     const response = await fetch(`${server.url}${path}`, {
@@ -129,7 +109,7 @@ describe.skipIf(unavailable !== null)(unavailable ? `viewer live (skipped: ${una
       expect(
         requests.filter((request) => !request.url().startsWith('data:') && new URL(request.url()).origin !== guarded.url),
       ).toEqual([]);
-      expect(watched?.errors).toEqual([]);
+      expect(viewer.watched?.errors).toEqual([]);
       await page.context().close();
 
       const without = await open(guarded.url, `view=timeline&session=${fixture.fork.id}`);

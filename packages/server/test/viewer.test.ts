@@ -3,45 +3,24 @@
 // stand for, search hits and `via`, the context's pieces, topics), and no view reaches outside
 // the server's origin.
 
-import type { Browser } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type RunningHttpServer, startHttpServer } from '../src/index.ts';
-import { checkAndClosePage, chromiumUnavailable, launchChromium, openPage, type WatchedPage } from './viewer-browser.ts';
-import { createViewerFixture, historyIds, type ViewerFixture } from './viewer-fixture.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { RunningHttpServer } from '../src/index.ts';
+import { chromiumUnavailable, type WatchedPage } from './viewer-browser.ts';
+import { historyIds, type ViewerFixture } from './viewer-fixture.ts';
+import { useViewerHarness } from './viewer-harness.ts';
 
 const unavailable = chromiumUnavailable();
 if (unavailable) console.warn(`viewer browser tests skipped: ${unavailable}`);
 
 describe.skipIf(unavailable !== null)(unavailable ? `viewer (skipped: ${unavailable})` : 'the web viewer in Chromium', () => {
+  const viewer = useViewerHarness();
   let fixture: ViewerFixture;
   let server: RunningHttpServer;
-  let browser: Browser;
-  let watched: WatchedPage | null = null;
-
-  beforeAll(async () => {
-    fixture = await createViewerFixture();
-    server = await startHttpServer({ ledger: fixture.ledger, events: fixture.events, port: 0 });
-    browser = await launchChromium();
+  beforeAll(() => {
+    ({ fixture, server } = viewer);
   });
 
-  afterAll(async () => {
-    await browser?.close();
-    await server?.close();
-    fixture?.cleanup();
-  });
-
-  afterEach(async () => {
-    if (!watched) return;
-    await checkAndClosePage(watched);
-    watched = null;
-  });
-
-  async function open(fragment = ''): Promise<WatchedPage> {
-    watched = await openPage(browser);
-    await watched.page.goto(`${server.url}/${fragment ? `#${fragment}` : ''}`);
-    await watched.page.waitForSelector('body[data-ready="true"]');
-    return watched;
-  }
+  const open = (fragment = ''): Promise<WatchedPage> => viewer.open(`${server.url}/${fragment ? `#${fragment}` : ''}`);
 
   async function timelineIds(page: WatchedPage['page']): Promise<string[]> {
     return page.$$eval('[data-timeline] > [data-turn]', (items) => items.map((item) => item.getAttribute('data-turn') ?? ''));
