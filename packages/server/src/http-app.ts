@@ -73,12 +73,23 @@ export function createHttpApp(options: HttpAppOptions): Hono {
   app.get('/', async (c) => (await viewerFile(viewerDirectory, 'index.html')) ?? notFound(c.req.path));
   app.get('/viewer/:file', async (c) => (await viewerFile(viewerDirectory, c.req.param('file'))) ?? notFound(c.req.path));
 
-  app.notFound((c) =>
-    respondWithError(
+  app.notFound((c) => {
+    const allowed = allowedMethods(app, c.req.path);
+    if (allowed.length > 0) {
+      c.header('Allow', allowed.join(', '));
+      return respondWithError(
+        c,
+        new HttpError(
+          'METHOD_NOT_ALLOWED',
+          `${c.req.method} ${c.req.path} is not a route; this path answers ${allowed.join(', ')}.`,
+        ),
+      );
+    }
+    return respondWithError(
       c,
       new HttpError('NOT_FOUND', `No route ${c.req.method} ${c.req.path}; GET /v1/openapi.json lists the routes.`),
-    ),
-  );
+    );
+  });
   app.onError((error, c) => {
     const response = respondWithError(c, error);
     if (response.status >= 500) logError(error);
@@ -89,4 +100,22 @@ export function createHttpApp(options: HttpAppOptions): Hono {
     throw new HttpError('NOT_FOUND', `No viewer file at ${requestPath}.`);
   }
   return app;
+}
+
+/** The methods some route of `app` answers at `path` (GET brings HEAD), for a 405's Allow header. */
+function allowedMethods(app: Hono, path: string): string[] {
+  const methods = new Set<string>();
+  for (const route of app.routes) {
+    // Middleware is registered as ALL; only handlers name a method.
+    if (route.method === 'ALL') continue;
+    const pattern = route.path
+      .split('/')
+      .map((segment) => (segment.startsWith(':') ? '[^/]+' : segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+      .join('/');
+    if (new RegExp(`^${pattern}$`).test(path)) {
+      methods.add(route.method);
+      if (route.method === 'GET') methods.add('HEAD');
+    }
+  }
+  return [...methods];
 }

@@ -108,11 +108,18 @@ describe('events', () => {
 });
 
 describe('everything else', () => {
-  it('answers an unknown route and an unknown method with 404 in the error shape', async () => {
+  it('answers an unknown route with 404 and a known path with 405 and the methods it takes, in the error shape', async () => {
     expect(await api.call('/v1/nothing')).toMatchObject({ status: 404, body: { error: { code: 'NOT_FOUND' } } });
-    expect(await api.call('/v1/sessions', { method: 'DELETE' })).toMatchObject({
-      status: 404,
-      body: { error: { code: 'NOT_FOUND' } },
-    });
+    expect(await api.call('/v1/sessions/s_1/nothing')).toMatchObject({ status: 404, body: { error: { code: 'NOT_FOUND' } } });
+    const sessions = await api.call('/v1/sessions', { method: 'DELETE' });
+    expect(sessions).toMatchObject({ status: 405, body: { error: { code: 'METHOD_NOT_ALLOWED' } } });
+    expect(sessions.headers.get('allow')).toBe('POST, GET, HEAD');
+    const turn = await api.call(`/v1/turns/${api.seeded.summarizedTurnId}`, { method: 'PUT' });
+    expect(turn).toMatchObject({ status: 405, body: { error: { code: 'METHOD_NOT_ALLOWED' } } });
+    expect(turn.headers.get('allow')).toBe('GET, HEAD');
+    expect((await api.call('/v1/openapi.json', { method: 'POST' })).headers.get('allow')).toBe('GET, HEAD');
+    expect((await api.call('/v1/openapiXjson', { method: 'POST' })).status).toBe(404);
+    // Nothing was deleted or written.
+    expect(await api.fixture.ledger.getTurn(api.seeded.summarizedTurnId)).toMatchObject({ id: api.seeded.summarizedTurnId });
   });
 });
