@@ -76,6 +76,20 @@ export async function openSource(
       created: false,
     };
   }
+  const copiedFrom = session.forkOf?.copiesLines && store.source(session.forkOf.key) ? session.forkOf.key : undefined;
+  if (copiedFrom) {
+    // A file that repeats its parent's lines forks where the repeated lines end: at the parent of
+    // its first new line, so the session is made when that line arrives (openPendingFork).
+    const state = {
+      key: session.key,
+      mainSessionId: '',
+      heads: new Map(),
+      sessionHeads: new Map(),
+      label: session.label,
+      copiedFrom,
+    };
+    return { state, created: true };
+  }
   const forkPoint = session.forkOf ? forkPointOf(session.forkOf, store) : undefined;
   const sessionId = forkPoint
     ? (await ledger.forkFrom(forkPoint, { label: session.label, settings: options.settings })).session.id
@@ -106,4 +120,18 @@ function forkPointOf(forkOf: NonNullable<SourceSession['forkOf']>, store: Import
   }
   if (forkOf.atTime !== undefined) return store.turnAtTime(parent.sessionId, forkOf.atTime);
   return undefined;
+}
+
+/** Makes the session of a source whose fork point was waiting for its first new line (see openSource). */
+export async function openPendingFork(state: SourceState, parentTurnId: string | null, options: WriteOptions): Promise<string> {
+  const { ledger, store } = options;
+  const sessionId = parentTurnId
+    ? (await ledger.forkFrom(parentTurnId, { label: state.label, settings: options.settings })).session.id
+    : (await ledger.createSession({ label: state.label, settings: options.settings })).id;
+  if (parentTurnId) options.counts.forks += 1;
+  store.addSource(state.key, options.format, sessionId, options.path, Date.now());
+  state.mainSessionId = sessionId;
+  state.sessionHeads.set(sessionId, parentTurnId);
+  if (parentTurnId) state.heads.set(parentTurnId, sessionId);
+  return sessionId;
 }

@@ -9,7 +9,7 @@
 import type { AgentsLedger, AppendTurnInput } from '@nexus/agents-ledger';
 import { type CompactionTurn, LedgerError, type SessionSettings } from '@nexus/core';
 import type { ImportStore } from './import-store.ts';
-import { freshPart, lineTurnOf, openSource, type SourceState } from './source-state.ts';
+import { freshPart, lineTurnOf, openPendingFork, openSource, type SourceState } from './source-state.ts';
 import type { CompactionEntry, FormatName, SkipEntry, TranscriptEntry, TurnEntry } from './transcript-entry.ts';
 
 const COMMIT_EVERY = 5000;
@@ -99,6 +99,8 @@ export async function writeEntries(
     }
     if (state) await flush(state, cursor, options);
     store.commit();
+    // A fork file that only repeated its parent's lines made no session of its own.
+    if (written && state) written = state.mainSessionId === '' ? null : { ...written, sessionId: state.mainSessionId };
   } catch (error) {
     store.rollback();
     throw error;
@@ -220,6 +222,7 @@ function resolveParent(
 
 /** The session an entry following `parentTurnId` goes to: the one whose head it is, or a new fork. */
 async function sessionAfter(state: SourceState, parentTurnId: string | null, options: WriteOptions): Promise<string> {
+  if (state.mainSessionId === '') return openPendingFork(state, parentTurnId, options);
   if (parentTurnId === null) {
     // A second root in one file (resumed or truncated): it continues the main line.
     const mainHead = state.sessionHeads.get(state.mainSessionId) ?? null;

@@ -115,4 +115,58 @@ describe('Claude Code import', () => {
     expect(history.map(describeTurn).at(-1)).toBe('assistant: Yes: pipeline 8812 is green with the lower backoff.');
     expect(await ledger.doctor()).toEqual([]);
   });
+
+  it('a partial compaction (preservedSegment) keeps raw turns from its headUuid', async () => {
+    temp = openTempLedger();
+    const { ledger, folder } = temp;
+    const base = { isSidechain: false, userType: 'external', cwd: '/w/app', sessionId: 'partial-1', version: '2.1.12' };
+    const line = (uuid: string, parentUuid: string | null, fields: Record<string, unknown>) =>
+      JSON.stringify({ parentUuid, ...base, ...fields, uuid, timestamp: '2026-05-01T10:00:00.000Z' });
+    const text = (role: 'user' | 'assistant', value: string) =>
+      role === 'user'
+        ? { type: 'user', message: { role, content: value } }
+        : {
+            type: 'assistant',
+            message: { id: `msg_${value.length}_${value.charCodeAt(0)}`, role, content: [{ type: 'text', text: value }] },
+          };
+    const file = path.join(folder, 'partial.jsonl');
+    fs.writeFileSync(
+      file,
+      [
+        line('p1', null, text('user', 'first question about the cache size')),
+        line('p2', 'p1', text('assistant', 'the cache holds 512 MB')),
+        line('p3', 'p2', text('user', 'second question about eviction')),
+        line('p4', 'p3', text('assistant', 'eviction is LRU')),
+        line('pb', null, {
+          type: 'system',
+          subtype: 'compact_boundary',
+          logicalParentUuid: 'p4',
+          compactMetadata: {
+            trigger: 'auto',
+            preTokens: 9000,
+            preservedSegment: { headUuid: 'p3', anchorUuid: 'pb', tailUuid: 'p4' },
+          },
+        }),
+        line('ps', 'pb', {
+          type: 'user',
+          isCompactSummary: true,
+          message: { role: 'user', content: 'Summary: cache is 512 MB.' },
+        }),
+        line('p5', 'ps', text('user', 'third question')),
+      ].join('\n'),
+    );
+    const result = await importTranscripts({ ledger, paths: [file] });
+    const history = await historyOf(ledger, result.sources[0]?.sessionId as string);
+    const compaction = history[4];
+    if (compaction?.turnType !== 'compaction') throw new Error('expected a compaction');
+    expect(compaction.trigger).toBe('threshold');
+    expect(compaction.summarizedThroughTurnId).toBe(history[1]?.id);
+    expect(compaction.firstKeptTurnId).toBe(history[2]?.id);
+    expect((await ledger.buildContext(history[5]?.id as string)).includedTurnIds).toEqual([
+      history[2]?.id,
+      history[3]?.id,
+      history[5]?.id,
+    ]);
+    expect(await ledger.doctor()).toEqual([]);
+  });
 });

@@ -77,4 +77,24 @@ describe('Codex import', () => {
       'normal',
     ]);
   });
+
+  it('a remote compaction (empty message, encrypted content) is recorded with a placeholder and marked opaque', async () => {
+    temp = openTempLedger();
+    const { ledger, folder } = temp;
+    const lines = fs.readFileSync(MAIN, 'utf8').split('\n').filter(Boolean).slice(0, 9);
+    lines.push(
+      JSON.stringify({
+        timestamp: '2026-05-02T10:00:00.000Z',
+        type: 'compacted',
+        payload: { message: '', replacement_history: [{ type: 'compaction', encrypted_content: 'gAAAA-opaque' }] },
+      }),
+    );
+    const file = path.join(folder, 'remote.jsonl');
+    fs.writeFileSync(file, `${lines.join('\n')}\n`);
+    const result = await importTranscripts({ ledger, paths: [file] });
+    const compaction = (await historyOf(ledger, result.sources[0]?.sessionId as string)).at(-1);
+    if (compaction?.turnType !== 'compaction') throw new Error('expected a compaction');
+    expect(compaction.summary).toContain('summary is encrypted');
+    expect(compaction.metadata).toMatchObject({ codex: { opaque: true, replacementHistoryItems: 1 } });
+  });
 });

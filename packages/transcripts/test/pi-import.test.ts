@@ -2,6 +2,7 @@
 // compaction with firstKeptEntryId, parallel tool results merged into one turn, settings entries
 // left out, a malformed line reported.
 
+import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { importTranscripts } from '../src/index.ts';
@@ -57,5 +58,49 @@ describe('pi import', () => {
     expect(await ledger.doctor()).toEqual([]);
     const again = await importTranscripts({ ledger, paths: [FILE] });
     expect(again).toMatchObject({ turns: 0, compactions: 0, forks: 0 });
+  });
+
+  it('a pi fork file (parentSession) is a fork of that session; the entries it repeats are not imported twice', async () => {
+    temp = openTempLedger();
+    const { ledger, folder } = temp;
+    const parent = path.join(folder, 'parent.jsonl');
+    fs.copyFileSync(FILE, parent);
+    const repeated = fs
+      .readFileSync(FILE, 'utf8')
+      .split('\n')
+      .filter((line) => /"id":"e000000[2-6]"/.test(line) && line.includes('"type":"message"'));
+    const fork = path.join(folder, 'fork.jsonl');
+    fs.writeFileSync(
+      fork,
+      [
+        JSON.stringify({
+          type: 'session',
+          version: 3,
+          id: 'f0f0f0f0-1111-4222-8333-444444444444',
+          timestamp: '2026-05-03T10:00:00.000Z',
+          cwd: '/w/web',
+          parentSession: 'parent.jsonl',
+        }),
+        ...repeated,
+        JSON.stringify({
+          type: 'message',
+          id: 'f0000001',
+          parentId: 'e0000006',
+          timestamp: '2026-05-03T10:00:05.000Z',
+          message: { role: 'user', content: 'on this branch, fix no-unused-vars first' },
+        }),
+      ].join('\n'),
+    );
+    const result = await importTranscripts({ ledger, paths: [parent, fork] });
+    expect(result.problems.map((problem) => problem.line)).toEqual([12]);
+    const [main, forked] = result.sources;
+    const forkSession = await ledger.getSession(forked?.sessionId as string);
+    expect(forkSession.parentSessionId).toBe(main?.sessionId);
+    const mainHistory = await historyOf(ledger, main?.sessionId as string);
+    expect(forkSession.forkedFromTurnId).toBe(mainHistory[3]?.id);
+    const forkHistory = await historyOf(ledger, forkSession.id);
+    expect(forkHistory.filter((turn) => turn.sessionId === forkSession.id).map(describeTurn)).toEqual([
+      'user: on this branch, fix no-unused-vars first',
+    ]);
   });
 });
