@@ -13,6 +13,7 @@ const FORMATS = ['pi', 'anthropic', 'nexus'];
 
 export const exportCommand: Command = {
   path: ['export'],
+  readsOnly: true,
   summary: 'Write a session as pi JSONL, Anthropic Messages JSON or nexus-eval/v1.',
   arguments: ['<sessionId>'],
   options: {
