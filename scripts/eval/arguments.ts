@@ -21,6 +21,8 @@ export interface EvalArguments {
   /** hybrid's retrieval share; null: the ledger's default. */
   retrievalShare: number | null;
   minRelevance: number | null;
+  /** hybrid: recall settings other than the ledger's defaults (--recall name=value,…). */
+  recall: Record<string, number | string>;
   /** Two strategies to diff question by question, or null. */
   diff: [StrategyName, StrategyName] | null;
   /** Where to append every question's scores as JSON Lines, as each conversation finishes. */
@@ -44,6 +46,8 @@ Options:
   --strategies LIST     comma-separated from recent, retrieval, flat, union-find, hybrid (default: all)
   --retrieval-share X   hybrid: most of B retrieved turns may take (chosen first), 0–1 (default: the ledger's, 1)
   --min-relevance X     hybrid: leave out matches scoring under X × the best bm25 score, 0–1 (default: the ledger's, 0)
+  --recall SETTINGS     hybrid: recall settings as name=value,… (neighbours, neighbourShare, feedbackTerms,
+                        feedbackFrom, feedbackWeight, candidates, packing=value|density; default: the ledger's)
   --budgets LIST        context budgets B in tokens (default ${DEFAULT_BUDGETS.join(',')})
   --mode LIST           aware, agnostic or both (default aware,agnostic)
   --summarizer NAME     extractive (default, offline) or anthropic (needs ANTHROPIC_API_KEY; model
@@ -109,6 +113,7 @@ export function parseEvalArguments(argv: readonly string[]): EvalArguments {
     jsonPath: null,
     retrievalShare: null,
     minRelevance: null,
+    recall: {},
     diff: null,
     scoresPath: null,
     fromPath: null,
@@ -161,6 +166,9 @@ export function parseEvalArguments(argv: readonly string[]): EvalArguments {
         parsed.minRelevance = value;
         break;
       }
+      case '--recall':
+        parsed.recall = parseRecall(takeValue());
+        break;
       case '--json':
         parsed.jsonPath = takeValue();
         break;
@@ -202,6 +210,36 @@ export function parseEvalArguments(argv: readonly string[]): EvalArguments {
     throw new UsageError(`--diff ${(parsed.diff ?? []).join(',')}: both strategies must be among --strategies.`);
   }
   return parsed;
+}
+
+const RECALL_NUMBERS = [
+  'neighbours',
+  'neighbourShare',
+  'neighbourLengthRatio',
+  'feedbackTerms',
+  'feedbackFrom',
+  'feedbackWeight',
+  'candidates',
+];
+
+/** `neighbourShare=0.6,packing=density` → { neighbourShare: 0.6, packing: 'density' }. */
+function parseRecall(text: string): Record<string, number | string> {
+  const settings: Record<string, number | string> = {};
+  for (const part of text
+    .split(',')
+    .map((item) => item.trim())
+    .filter(Boolean)) {
+    const [name = '', value = ''] = part.split('=', 2).map((item) => item.trim());
+    if (name === 'packing' && (value === 'value' || value === 'density')) settings.packing = value;
+    else if (RECALL_NUMBERS.includes(name) && value !== '' && Number.isFinite(Number(value)) && Number(value) >= 0) {
+      settings[name] = Number(value);
+    } else {
+      throw new UsageError(
+        `--recall: "${part}" is not a setting; use name=value with ${RECALL_NUMBERS.join(', ')} (numbers, 0 or more) or packing=value|density.`,
+      );
+    }
+  }
+  return settings;
 }
 
 function splitInline(argument: string): [string, string] {

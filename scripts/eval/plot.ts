@@ -17,6 +17,7 @@ export interface PlotOptions {
   height?: number;
 }
 
+const METRIC_NAMES = { er_frac: 'ER_frac', er_all: 'ER_all', ap: 'AP', atr: 'ATR' } as const;
 const COLOURS = ['#1f77b4', '#d62728', '#2ca02c', '#9467bd', '#ff7f0e', '#8c564b', '#e377c2', '#17becf'];
 
 /** One series per strategy and mode of the "all" rows, points in budget order. Pure. */
@@ -36,9 +37,9 @@ export function seriesOf(rows: readonly ResultRow[], metric: 'er_frac' | 'er_all
 
 /** The SVG: budgets on a log scale (they double), the metric from 0 to 100 %. Pure. */
 export function renderPlot(series: readonly Series[], options: PlotOptions): string {
-  const width = options.width ?? 720;
+  const width = options.width ?? 780;
   const height = options.height ?? 420;
-  const margin = { left: 56, right: 220, top: 40, bottom: 48 };
+  const margin = { left: 56, right: 260, top: 40, bottom: 48 };
   const budgets = [...new Set(series.flatMap((line) => line.points.map((point) => point.budget)))].sort((a, b) => a - b);
   const low = Math.log2(budgets[0] ?? 1);
   const high = Math.log2(budgets.at(-1) ?? 2);
@@ -118,7 +119,7 @@ function main(argv: readonly string[]): void {
     const report = JSON.parse(readFileSync(path, 'utf8')) as { rows: ResultRow[] };
     return seriesOf(report.rows, metric, prefix);
   });
-  writeFileSync(out, renderPlot(series, { title, metric: metric.toUpperCase().replace('ER_', 'ER_') }));
+  writeFileSync(out, renderPlot(series, { title, metric: METRIC_NAMES[metric] }));
   process.stderr.write(`plot: ${series.length} series written to ${out}\n`);
 }
 

@@ -12,6 +12,7 @@ import {
   createAgentsLedger,
   type ImportResult,
   importConversation,
+  type RecallTuning,
 } from '../../packages/agents-ledger/src/index.ts';
 import {
   contentText,
@@ -66,6 +67,8 @@ export interface RunConversationOptions {
   retrievalShare: number;
   /** hybrid's relevance cut-off. */
   minRelevance: number;
+  /** hybrid's recall settings beside the ledger's defaults. */
+  recall?: RecallTuning;
   /** Scratch folder for the SQLite files; each is removed once scored. */
   directory: string;
   /** Called before each import, with what is about to run ("union-find @ 2000"). */
@@ -175,6 +178,7 @@ async function measureImport(
       modes: options.modes,
       retrievalShare: options.retrievalShare,
       minRelevance: options.minRelevance,
+      recall: options.recall ?? {},
     });
     return {
       scores,
@@ -197,7 +201,7 @@ async function scoreImport(
   ledger: AgentsLedger,
   result: ImportResult,
   conversation: Conversation,
-  plan: ImportPlan & { modes: readonly Mode[]; retrievalShare: number; minRelevance: number },
+  plan: ImportPlan & { modes: readonly Mode[]; retrievalShare: number; minRelevance: number; recall: RecallTuning },
 ): Promise<ScoredQuestion[]> {
   if (conversation.questions.length === 0) return [];
   const history: Array<{ id: string; timestamp: number }> = [];
@@ -217,7 +221,9 @@ async function scoreImport(
         text = (await ledger.retrieve(turnId, { query, budgetTokens: budget })).text;
       } else if (turnId !== null) {
         const retrieval =
-          plan.strategy === 'hybrid' ? { share: plan.retrievalShare, minRelevance: plan.minRelevance } : undefined;
+          plan.strategy === 'hybrid'
+            ? { share: plan.retrievalShare, minRelevance: plan.minRelevance, recall: plan.recall }
+            : undefined;
         text = contextText(await ledger.buildContext(turnId, { budgetTokens: budget, full: plan.full, query, retrieval }));
       }
       context = prepareContext(text);

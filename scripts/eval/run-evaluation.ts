@@ -9,7 +9,12 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DEFAULT_MIN_RELEVANCE, DEFAULT_RETRIEVAL_SHARE } from '../../packages/agents-ledger/src/index.ts';
+import {
+  DEFAULT_MIN_RELEVANCE,
+  DEFAULT_RECALL_TUNING,
+  DEFAULT_RETRIEVAL_SHARE,
+  type RecallTuning,
+} from '../../packages/agents-ledger/src/index.ts';
 import { aggregateRows, type CostRow, type ImportCost, type ResultRow, type ScoredQuestion, sumCosts } from './aggregate.ts';
 import type { Mode, StrategyName, SummarizerName } from './arguments.ts';
 import { collectDataFiles, DataError, type LoadedConversation, loadConversationFile } from './load-data.ts';
@@ -26,6 +31,8 @@ export interface EvaluationOptions {
   /** hybrid's share of B for retrieved turns; null or absent: the ledger's default. */
   retrievalShare?: number | null;
   minRelevance?: number | null;
+  /** hybrid's recall settings beside the ledger's defaults. */
+  recall?: RecallTuning;
   onProgress?: (progress: EvaluationProgress) => void;
   /** Runs one conversation (default run-conversation.ts); tests put a failing one in its place. */
   runConversation?: typeof runConversation;
@@ -70,6 +77,8 @@ export interface EvaluationConfig {
   retrievalShare: number;
   /** hybrid's relevance cut-off, a fraction of the best match's bm25 score. */
   minRelevance: number;
+  /** hybrid's recall settings: the ledger's defaults with --recall's on top. */
+  recall: RecallTuning;
   settings: { contextWindow: string; reserveTokens: string; keepRecentTokens: string; recent: string };
   windowRaises: WindowRaise[];
   /** Files whose message ids repeat: the later copies were imported as `<id>#2`, … */
@@ -123,6 +132,7 @@ export async function runEvaluation(options: EvaluationOptions): Promise<Evaluat
           summarizer: options.summarizer,
           retrievalShare: options.retrievalShare ?? DEFAULT_RETRIEVAL_SHARE,
           minRelevance: options.minRelevance ?? DEFAULT_MIN_RELEVANCE,
+          recall: options.recall ?? {},
           directory,
           onStep: (step) => options.onProgress?.({ ...progress, step }),
         });
@@ -194,6 +204,7 @@ function describeConfig(
     summarizer: options.summarizer,
     retrievalShare: options.retrievalShare ?? DEFAULT_RETRIEVAL_SHARE,
     minRelevance: options.minRelevance ?? DEFAULT_MIN_RELEVANCE,
+    recall: { ...DEFAULT_RECALL_TUNING, ...options.recall },
     settings: {
       contextWindow: 'B, or the largest message when it is larger (see windowRaises); the context is built within B',
       reserveTokens: 'round(contextWindow / 10)',

@@ -76,6 +76,28 @@ describe('recallTurns', () => {
     expect(withNeighbours.text).toContain('Luna. She is a beagle');
   });
 
+  it('values a neighbour far longer than its match down (neighbourLengthRatio)', async () => {
+    const { ledger } = temp;
+    const session = await ledger.createSession();
+    const say = async (role: 'user' | 'assistant', text: string) =>
+      (await ledger.appendTurn(session.id, { role, content: text })).id;
+    const weak = await say('user', 'The kiln door sticks again.');
+    await say('assistant', 'I will oil the hinge.');
+    const question = await say('user', 'Which kiln temperature for stoneware?');
+    const essay = await say('assistant', `It depends. ${'Firing schedules vary with clay body, glaze and size. '.repeat(12)}`);
+    const at = await say('user', 'Thanks.');
+    // Everything fits: the order recall picks turns in is the order of their value.
+    const order = (ratio: number) =>
+      recallTurns(context, at, {
+        query: 'kiln stoneware temperature',
+        budgetTokens: 2000,
+        neighbourLengthRatio: ratio,
+      }).pieces.flatMap((piece) => piece.turnIds);
+    expect(order(0).indexOf(essay)).toBeLessThan(order(0).indexOf(weak));
+    expect(order(2).indexOf(essay)).toBeGreaterThan(order(2).indexOf(weak));
+    expect(order(2)[0]).toBe(question);
+  });
+
   it('widens the query with the first matches’ strongest words when feedback is on (multi-hop)', () => {
     // The shoes turn names Luna, never the puppy: only feedback from the adoption turn reaches it.
     const query = 'what happened with the puppy from the shelter';

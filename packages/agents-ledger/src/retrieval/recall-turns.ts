@@ -4,7 +4,7 @@
 // (docs/benchmarks.md): the query without stopwords, any of its words; pseudo-relevance feedback
 // (the first matches' strongest words search again, for facts spread over sessions); the turns
 // beside a match (the question a reply answers, the reply a question got) at a share of its
-// score; turns packed by value with no turn twice; one dated line per day and `[id speaker]` per
+// score, less when far longer than the match; turns packed by value with no turn twice; one dated line per day and `[id speaker]` per
 // turn, so a date and a speaker cost a few tokens, not twenty per turn.
 
 import { InvalidInputError, type NormalTurn } from '@nexus/core';
@@ -35,6 +35,11 @@ export interface RecallTuning {
   neighbours?: number;
   /** A neighbour's value as a share of its match's (per step away). */
   neighbourShare?: number;
+  /**
+   * A neighbour longer than this many times its match is valued down in proportion (0: off): a
+   * 600-token reply beside an 80-token match is mostly about something else.
+   */
+  neighbourLengthRatio?: number;
   /** Order to pack in: by value, or by value per token. */
   packing?: 'value' | 'density';
 }
@@ -62,6 +67,7 @@ export const DEFAULT_RECALL_TUNING: Required<RecallTuning> = {
   feedbackWeight: 0.5,
   neighbours: 1,
   neighbourShare: 0.7,
+  neighbourLengthRatio: 2,
   packing: 'value',
 };
 
@@ -204,7 +210,10 @@ function withNeighbours(
       for (const neighbour of [line[index - step], line[index + step]]) {
         // Only turns that are next to each other on the line: a gap means a turn was not read.
         if (neighbour && Math.abs(neighbour.depth - depth) <= step + COMPACTIONS_BETWEEN) {
-          offer(neighbour, score * tuning.neighbourShare ** step);
+          const ratio = tuning.neighbourLengthRatio;
+          const match = line[index] as AgentTurnRow;
+          const length = ratio > 0 ? Math.min(1, (ratio * Math.max(1, match.tokenCount)) / Math.max(1, neighbour.tokenCount)) : 1;
+          offer(neighbour, score * tuning.neighbourShare ** step * length);
         }
       }
     }
