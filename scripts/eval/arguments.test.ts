@@ -12,11 +12,25 @@ describe('parseEvalArguments', () => {
       jsonPath: null,
       retrievalShare: null,
       minRelevance: null,
+      recall: {},
       diff: null,
       scoresPath: null,
       fromPath: null,
       help: false,
     });
+  });
+
+  it('takes recall settings as --recall name=value,…', () => {
+    expect(
+      parseEvalArguments(['--data', 'a.json', '--recall', 'neighbourShare=0.6, packing=density,feedbackTerms=3']).recall,
+    ).toEqual({
+      neighbourShare: 0.6,
+      packing: 'density',
+      feedbackTerms: 3,
+    });
+    expect(() => parseEvalArguments(['--data', 'a.json', '--recall', 'share=2'])).toThrow(/"share=2" is not a setting/);
+    expect(() => parseEvalArguments(['--data', 'a.json', '--recall', 'neighbours=-1'])).toThrow(/not a setting/);
+    expect(() => parseEvalArguments(['--data', 'a.json', '--recall', 'packing=random'])).toThrow(/not a setting/);
   });
 
   it('takes --diff A,B, --scores FILE and --from FILE', () => {
