@@ -18,7 +18,14 @@ import type { LedgerContext } from './ledger-context.ts';
 import { requireSessionRow, requireTurnRow } from './store/chain.ts';
 import { linkEvents, requireEvents } from './store/event-links.ts';
 import { turnFromRow } from './store/row-mapping.ts';
-import { validateContent, validateEventIds, validateMetadata, validateRole, validateTimestamp } from './validate-input.ts';
+import {
+  validateBlocksForRole,
+  validateContent,
+  validateEventIds,
+  validateMetadata,
+  validateRole,
+  validateTimestamp,
+} from './validate-input.ts';
 
 export interface AppendTurnInput {
   role: Role;
@@ -38,14 +45,19 @@ export interface AppendTurnInput {
 
 export function appendTurns(ledger: LedgerContext, sessionId: string, inputs: readonly AppendTurnInput[]): NormalTurn[] {
   // Validate everything before the transaction opens: a bad item rejects the whole batch.
-  const prepared = inputs.map((input) => ({
-    input,
-    role: validateRole(input.role),
-    content: validateContent(input.content),
-    timestamp: validateTimestamp(input.timestamp),
-    metadata: validateMetadata(input.metadata),
-    eventIds: validateEventIds(input.eventIds),
-  }));
+  const prepared = inputs.map((input) => {
+    const role = validateRole(input.role);
+    const content = validateContent(input.content);
+    validateBlocksForRole(role, content);
+    return {
+      input,
+      role,
+      content,
+      timestamp: validateTimestamp(input.timestamp),
+      metadata: validateMetadata(input.metadata),
+      eventIds: validateEventIds(input.eventIds),
+    };
+  });
   const rows = ledger.database.transaction((db) => {
     const session = requireSessionRow(db, sessionId);
     let head = session.headTurnId ? requireTurnRow(db, session.headTurnId) : null;

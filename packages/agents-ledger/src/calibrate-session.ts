@@ -80,6 +80,18 @@ export function calibratedSettings(calibration: SessionCalibration): SessionSett
   return { contextWindow, reserveTokens, keepRecentTokens };
 }
 
+/**
+ * The prompt limit in the provider's own tokens (window less the reply's reserve): what an exact
+ * count-tokens answer is compared with. Before any calibration the settings are taken as given.
+ */
+export function providerPromptLimit(session: Session): number {
+  const calibration = session.calibration;
+  if (!calibration) return session.settings.contextWindow - session.settings.reserveTokens;
+  const original = calibration.originalSettings;
+  const window = Math.min(original.contextWindow, calibration.providerWindowTokens ?? Number.POSITIVE_INFINITY);
+  return window - Math.min(original.reserveTokens, window - 1);
+}
+
 function smallest(a: number | null, b: number | null): number | null {
   if (a === null) return b;
   if (b === null) return a;

@@ -61,6 +61,29 @@ export function validateContent(content: unknown): ContentBlock[] {
   return blocks as ContentBlock[];
 }
 
+/**
+ * Tool calls are the assistant's and their results the user's: the Messages API refuses either on
+ * the other side, on that request and on every later one, so such a turn is refused at append.
+ */
+export function validateBlocksForRole(role: 'user' | 'assistant', content: readonly ContentBlock[]): void {
+  const calls = content.flatMap((block) => (block.type === 'tool_use' ? [block.id] : []));
+  const repeated = calls.find((id, position) => calls.indexOf(id) !== position);
+  if (repeated !== undefined) {
+    throw new InvalidInputError(
+      `content calls tool ${repeated} twice; each tool_use needs its own id. Nothing was written.`,
+      'content',
+    );
+  }
+  const wrong = role === 'user' ? 'tool_use' : 'tool_result';
+  const index = content.findIndex((block) => block.type === wrong);
+  if (index < 0) return;
+  const owner = wrong === 'tool_use' ? 'an assistant turn (the model calls tools)' : 'a user turn (results answer the model)';
+  throw new InvalidInputError(
+    `content[${index}] is a ${wrong} block in ${role === 'user' ? 'a user' : 'an assistant'} turn; a ${wrong} belongs in ${owner}. Nothing was written.`,
+    `content[${index}]`,
+  );
+}
+
 function validateBlock(block: unknown, index: number): void {
   const where = `content[${index}]`;
   if (typeof block !== 'object' || block === null) throw new InvalidInputError(`${where} must be an object.`, where);

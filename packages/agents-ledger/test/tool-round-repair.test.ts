@@ -179,6 +179,7 @@ type Step =
   | { kind: 'assistant'; words: number }
   | { kind: 'call'; calls: number; withText: boolean }
   | { kind: 'answer'; which: 'open' | 'some' | 'stale' | 'unknown'; withText: boolean }
+  | { kind: 'misplaced'; role: 'user' | 'assistant' }
   | { kind: 'compact' };
 
 const stepArbitrary: fc.Arbitrary<Step> = fc.oneof(
@@ -190,6 +191,7 @@ const stepArbitrary: fc.Arbitrary<Step> = fc.oneof(
     which: fc.constantFrom('open' as const, 'some' as const, 'stale' as const, 'unknown' as const),
     withText: fc.boolean(),
   }),
+  fc.record({ kind: fc.constant('misplaced' as const), role: fc.constantFrom('user' as const, 'assistant' as const) }),
   fc.record({ kind: fc.constant('compact' as const) }),
 );
 
@@ -214,7 +216,8 @@ describe('property: every context is valid for the Messages API', () => {
                   if (!['NOTHING_TO_COMPACT', 'COMPACTION_WOULD_NOT_SHRINK', 'EMPTY_SESSION'].includes(error.code)) throw error;
                 });
               } else {
-                const role = step.kind === 'user' || step.kind === 'answer' ? 'user' : 'assistant';
+                const role =
+                  step.kind === 'misplaced' ? step.role : step.kind === 'user' || step.kind === 'answer' ? 'user' : 'assistant';
                 try {
                   await l.appendTurn(session.id, { role, content });
                 } catch (error) {
@@ -238,6 +241,10 @@ describe('property: every context is valid for the Messages API', () => {
               switch (step.kind) {
                 case 'compact':
                   return 'compact';
+                case 'misplaced':
+                  return step.role === 'user'
+                    ? [{ type: 'tool_use', id: `toolu_${++callCounter}`, name: 'run', input: {} }]
+                    : [{ type: 'tool_result', tool_use_id: made[0] ?? 'toolu_none', content: 'misplaced' }];
                 case 'user':
                 case 'assistant':
                   return [{ type: 'text', text: `words ${'x '.repeat(step.words)}`.trim() }];
@@ -287,5 +294,39 @@ describe('pairToolCalls (pure)', () => {
       { role: 'assistant', content: [{ type: 'text', text: 'Done.' }] },
     ];
     expect(pairToolCalls(messages)).toEqual(messages);
+  });
+});
+
+describe('blocks on the wrong side', () => {
+  it('refuses a tool_use in a user turn, a tool_result in an assistant turn, and one call id twice, writing nothing', async () => {
+    const l = ledger();
+    const session = await newSession(l, { contextWindow: 100_000, reserveTokens: 1000, keepRecentTokens: 2000 });
+    await l.appendTurn(session.id, userTurn('Hello.'));
+    const before = (await l.getSession(session.id)).headTurnId;
+    await expect(
+      l.appendTurn(session.id, { role: 'user', content: [{ type: 'tool_use', id: 'u1', name: 'x', input: {} }] }),
+    ).rejects.toMatchObject({ code: 'INVALID_INPUT', message: expect.stringContaining('tool_use block in a user turn') });
+    await expect(
+      l.appendTurn(session.id, { role: 'assistant', content: [{ type: 'tool_result', tool_use_id: 'u1', content: 'x' }] }),
+    ).rejects.toMatchObject({
+      code: 'INVALID_INPUT',
+      message: expect.stringContaining('tool_result block in an assistant turn'),
+    });
+    await expect(
+      l.appendTurn(
+        session.id,
+        multiToolUseTurn([
+          { id: 'd1', name: 'x', input: {} },
+          { id: 'd1', name: 'x', input: {} },
+        ]),
+      ),
+    ).rejects.toMatchObject({ code: 'INVALID_INPUT', message: expect.stringContaining('calls tool d1 twice') });
+    expect((await l.getSession(session.id)).headTurnId).toBe(before);
+  });
+
+  it('a call stored in a user message before append refused them is sent as text', () => {
+    const messages = pairToolCalls([{ role: 'user', content: [{ type: 'tool_use', id: 'u1', name: 'x', input: { a: 1 } }] }]);
+    expect(messages).toEqual([{ role: 'user', content: [{ type: 'text', text: '[tool call x u1] {"a":1}' }] }]);
+    expect(messagesProblems(messages)).toEqual([]);
   });
 });

@@ -24,6 +24,9 @@ export function messagesProblems(messages: readonly ApiMessage[]): string[] {
     const results = blocks.flatMap((block) => (block.type === 'tool_result' ? [block.tool_use_id] : []));
     if (results.length > 0) checkResults(problems, index, message, blocks, previous);
     const calls = blocks.flatMap((block) => (block.type === 'tool_use' ? [block.id] : []));
+    const repeated = calls.filter((id, position) => calls.indexOf(id) !== position);
+    if (repeated.length > 0)
+      problems.push(`messages.${index}: \`tool_use\` ids must be unique: ${[...new Set(repeated)].join(', ')}`);
     if (calls.length > 0) {
       if (message.role !== 'assistant') problems.push(`messages.${index}: tool_use blocks can only be in assistant messages`);
       const next = messages[index + 1];

@@ -5,7 +5,7 @@
 // scheduler, which runs it off the critical path. When the API says the prompt is too long it
 // compacts once (trigger `overflow`) and retries; a second overflow fails with every turn kept.
 
-import type { BuiltContext, RetrievalPolicy } from '@nexus/agents-ledger';
+import { type BuiltContext, providerPromptLimit, type RetrievalPolicy } from '@nexus/agents-ledger';
 import {
   type CompactionTurn,
   type ContentBlock,
@@ -134,7 +134,8 @@ export function createChatRuntime(options: ChatRuntimeOptions): ChatRuntime {
     const questionId = turnOptions.currentTurnIds?.[0] ?? appended[0]?.id;
 
     for (;;) {
-      const head = (await ledger.getSession(sessionId)).headTurnId as string;
+      const current = await ledger.getSession(sessionId);
+      const head = current.headTurnId as string;
       context = await ledger.buildContext(head, {
         budgetTokens,
         query: turnOptions.query ?? incoming,
@@ -157,7 +158,7 @@ export function createChatRuntime(options: ChatRuntimeOptions): ChatRuntime {
       try {
         if (options.countTokensBeforeSending && model.countTokens) {
           preflight = true;
-          await checkFits(model, request, session.settings);
+          await checkFits(model, request, current);
           preflight = false;
         }
         modelCalls += 1;
@@ -239,8 +240,10 @@ export function createChatRuntime(options: ChatRuntimeOptions): ChatRuntime {
   }
 
   /** Throws the ContextOverflowError the API would, before it is asked, when the exact count is over. */
-  async function checkFits(model: ChatModel, request: ModelRequest, settings: SessionSettings): Promise<void> {
-    const limit = settings.contextWindow - settings.reserveTokens;
+  async function checkFits(model: ChatModel, request: ModelRequest, session: Session): Promise<void> {
+    // The exact count is the provider's: compare it with the limit in the provider's tokens, not
+    // with settings a calibration has rescaled into the estimate's.
+    const limit = providerPromptLimit(session);
     const exact = await (model.countTokens as NonNullable<ChatModel['countTokens']>)(request);
     if (exact > limit) {
       throw new ContextOverflowError(

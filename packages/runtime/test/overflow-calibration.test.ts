@@ -74,6 +74,28 @@ describe('a provider that counts far more than the ledger estimates', () => {
     expect(await reopened.doctor()).toEqual([]);
   });
 
+  it('with count-tokens before sending, a learned window keeps every later line answered (the exact count is compared in the provider’s units)', async () => {
+    const api = await resources.server({ respond: () => ({ kind: 'text', text: 'Noted.' }), tokenMultiplier: 4 });
+    const { ledger } = resources.ledgers();
+    const runtime = resources.runtime(
+      createChatRuntime({ ledger, model: chatModel(api), countTokensBeforeSending: true, retrieval: false }),
+    );
+    const session = await newSession(ledger, { contextWindow: 20_000, reserveTokens: 2_000, keepRecentTokens: 3_000 });
+    const failures: string[] = [];
+    for (let index = 0; index < 120; index += 1) {
+      await runtime
+        .runTurn(session.id, prose(30, index))
+        .catch((error: Error) => failures.push(`line ${index}: ${error.message}`));
+      await runtime.idle();
+    }
+    expect(failures).toEqual([]);
+    const learned = await ledger.getSession(session.id);
+    expect(learned.calibration).not.toBeNull();
+    // Every prompt generated from was within the provider's limit as count-tokens counted it.
+    for (const request of api.requests.filter((each) => each.route === 'messages'))
+      expect(request.inputTokens).toBeLessThanOrEqual(18_000);
+  });
+
   it('a fork inherits the learned window; a fork given its own window does not', async () => {
     const api = await resources.server({
       respond: () => ({ kind: 'text', text: 'Noted.' }),

@@ -5,7 +5,7 @@
 // otherwise leave a session the API refuses on every later request. Pure: it only rewrites the
 // messages sent; the stored turns are untouched (doctor reports the dangling calls).
 
-import type { ContentBlock, Message, TextBlock, ToolResultBlock } from '@nexus/core';
+import type { ContentBlock, Message, TextBlock, ToolResultBlock, ToolUseBlock } from '@nexus/core';
 
 /** The text of the result that stands in for a call that was never answered. */
 export const INTERRUPTED_TOOL_RESULT =
@@ -22,14 +22,24 @@ export function pairToolCalls(messages: readonly Message[]): Message[] {
   let openCalls: string[] = [];
   for (const message of messages) {
     if (message.role === 'user') {
-      paired.push({ role: 'user', content: answerCalls(message.content, openCalls) });
+      // A call in a user message (stored before append refused them) is read as text.
+      const content = message.content.map((block) => (block.type === 'tool_use' ? callAsText(block) : block));
+      paired.push({ role: 'user', content: answerCalls(content, openCalls) });
       openCalls = [];
       continue;
     }
     if (openCalls.length > 0) paired.push({ role: 'user', content: answerCalls([], openCalls) });
-    const content = message.content.map((block) => (block.type === 'tool_result' ? resultAsText(block) : block));
+    // A result never stands in an assistant message, and a call id is used once per message.
+    const seen = new Set<string>();
+    const content = message.content.map((block) => {
+      if (block.type === 'tool_result') return resultAsText(block);
+      if (block.type !== 'tool_use') return block;
+      if (seen.has(block.id)) return callAsText(block);
+      seen.add(block.id);
+      return block;
+    });
     paired.push({ role: 'assistant', content });
-    openCalls = [...new Set(content.flatMap((block) => (block.type === 'tool_use' ? [block.id] : [])))];
+    openCalls = [...seen];
   }
   if (openCalls.length > 0) paired.push({ role: 'user', content: answerCalls([], openCalls) });
   return paired;
@@ -54,6 +64,10 @@ function answerCalls(content: readonly ContentBlock[], openCalls: readonly strin
       results.get(id) ?? { type: 'tool_result', tool_use_id: id, content: INTERRUPTED_TOOL_RESULT, is_error: true },
   );
   return [...answered, ...rest];
+}
+
+function callAsText(block: ToolUseBlock): TextBlock {
+  return { type: 'text', text: `[tool call ${block.name} ${block.id}] ${JSON.stringify(block.input) ?? ''}`.trimEnd() };
 }
 
 /** A result the API would refuse where it stands, kept as text so its content is still read. */

@@ -70,7 +70,7 @@ export function validateConversation(value: unknown, origin = 'conversation'): C
     }
     // The importer's own rules, so a file that passes here imports (an empty message is skipped).
     try {
-      importableContent(item.content);
+      importableContent(item.content, item.role as 'user' | 'assistant');
     } catch (error) {
       if (!(error instanceof InvalidInputError)) throw error;
       fail(`${where}.${error.message}`, where);

@@ -52,7 +52,7 @@ export async function importConversation(
     // Each message keeps its own time; one without a time takes the latest time seen before it.
     const parsed = message.timestamp ? Date.parse(message.timestamp) : lastTimestamp;
     lastTimestamp = Math.max(lastTimestamp, parsed);
-    const content = importableContent(message.content);
+    const content = importableContent(message.content, message.role);
     if (content === null) {
       skippedMessageIds.push(message.id);
       options.onProgress?.(index + 1, conversation.messages.length, compactions);

@@ -9,13 +9,20 @@
 // the ledger's own content rules (validate-input.ts), which the check applies unchanged.
 
 import type { ContentBlock } from '@nexus/core';
-import { validateContent } from '../validate-input.ts';
+import { validateBlocksForRole, validateContent } from '../validate-input.ts';
 
 /**
  * The blocks a message is imported as, or null when it is empty and import skips it. Throws the
  * ledger's InvalidInputError (naming `content[i]`) for content appendTurn would refuse.
  */
-export function importableContent(content: unknown): ContentBlock[] | null {
+export function importableContent(content: unknown, role?: 'user' | 'assistant'): ContentBlock[] | null {
+  const blocks = blocksToImport(content);
+  // A tool call in a user message (or a result in an assistant's) is refused by append: so here.
+  if (blocks !== null && role !== undefined) validateBlocksForRole(role, blocks);
+  return blocks;
+}
+
+function blocksToImport(content: unknown): ContentBlock[] | null {
   if (typeof content === 'string') return content.trim() === '' ? null : validateContent(content);
   if (!Array.isArray(content)) return validateContent(content);
   const kept = content.filter((block) => !isBlankText(block));
