@@ -2,9 +2,8 @@
 // errors into one line on stderr (and an error object on stdout with --json) and an exit code.
 
 import { accessSync, constants, existsSync } from 'node:fs';
-import path from 'node:path';
 import { type AgentsLedger, openAgentsLedger } from '@nexus/agents-ledger';
-import { DatabaseNotFoundError, LedgerError } from '@nexus/core';
+import { LedgerError } from '@nexus/core';
 import { openDatabase } from '@nexus/db';
 import { createEventsLedger, type EventsLedger } from '@nexus/events-ledger';
 import { commandHelp, findCommand, generalHelp, parseCommandArguments, requirePositionals, UsageError } from './arguments.ts';
@@ -34,16 +33,15 @@ export async function main(givenArgv: string[], io: MainIo = processIo): Promise
   const wantsJson = argv.includes('--json');
   const found = findCommand(COMMANDS, argv);
   if (!found) {
-    const helpAsked = argv.length === 0 || argv[0] === '--help' || argv[0] === '-h' || argv[0] === 'help';
+    // The words a person typed as a command: those before the first option (an option's value is not one).
+    const firstOption = argv.findIndex((word) => word.startsWith('-'));
+    const words = firstOption < 0 ? argv : argv.slice(0, firstOption);
+    const helpAsked = words.length === 0 || words[0] === 'help' || argv.includes('--help') || argv.includes('-h');
     if (helpAsked) {
       io.stdout(`${generalHelp(COMMANDS)}\n`);
-      return 0;
+      return words.length === 0 && !argv.includes('--help') && !argv.includes('-h') && argv.length > 0 ? 2 : 0;
     }
-    return fail(
-      io,
-      wantsJson,
-      new UsageError(`unknown command "${argv.filter((word) => !word.startsWith('-')).join(' ')}". Run \`nexus --help\`.`),
-    );
+    return fail(io, wantsJson, new UsageError(`unknown command "${words.join(' ')}". Run \`nexus --help\`.`));
   }
   const { command, rest } = found;
   let ledger: AgentsLedger | null = null;
@@ -105,10 +103,12 @@ export async function main(givenArgv: string[], io: MainIo = processIo): Promise
   }
 }
 
-/** How a read-only command opens the file: it must exist, and read-only when it may not be written. */
+/**
+ * How a read-only command opens the file: it must already be a ledger (openDatabase refuses a
+ * missing, empty or foreign file), and read-only when it may not be written.
+ */
 function readOnlyOpening(dbPath: string): { mustExist: true; readonly?: true } {
-  if (dbPath === ':memory:') return { mustExist: true };
-  if (!existsSync(dbPath)) throw new DatabaseNotFoundError(path.resolve(dbPath));
+  if (dbPath === ':memory:' || !existsSync(dbPath)) return { mustExist: true };
   try {
     accessSync(dbPath, constants.W_OK);
     return { mustExist: true };

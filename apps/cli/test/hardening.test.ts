@@ -4,12 +4,13 @@
 // a model API that never answers is bounded by --timeout with a word while waiting.
 
 import { execFile } from 'node:child_process';
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { openAgentsLedger } from '@nexus/agents-ledger';
 import { openDatabase } from '@nexus/db';
 import { type LoopbackApi, startLoopbackApi } from '@nexus/loopback-api';
+import BetterSqlite from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCli, tempFolder } from './run-cli.ts';
 
@@ -45,6 +46,38 @@ describe('reads never create a database', () => {
     expect(run.code).toBe(1);
     expect(run.json()).toEqual({ error: { code: 'DATABASE_NOT_FOUND', message: expect.stringContaining(typo) } });
     expect(existsSync(typo)).toBe(false);
+  });
+
+  it('a read refuses an empty file, a directory, a non-SQLite file and another program’s database, and writes nothing to them', async () => {
+    const empty = path.join(temp.folder, 'empty.db');
+    writeFileSync(empty, '');
+    const text = path.join(temp.folder, 'notes.txt');
+    writeFileSync(text, 'not a database at all, just some words that fill a page of text');
+    const foreign = path.join(temp.folder, 'places.sqlite');
+    const other = new BetterSqlite(foreign);
+    other.exec('CREATE TABLE moz_places (id INTEGER PRIMARY KEY, url TEXT)');
+    other.close();
+    const sizeBefore = statSync(foreign).size;
+    const cases: Array<[string, RegExp]> = [
+      [empty, /empty file/],
+      [temp.folder, /directory/],
+      [text, /not a SQLite database/],
+      [foreign, /not a nexus ledger/],
+    ];
+    for (const [file, reason] of cases) {
+      for (const words of [['doctor'], ['search', 'foo']]) {
+        const run = await runCli([...words, '--db', file, '--json']);
+        expect(run.code, `${words.join(' ')} --db ${file}`).toBe(1);
+        const error = (run.json() as { error: { code: string; message: string } }).error;
+        expect(error.code).toBe('DATABASE_NOT_FOUND');
+        expect(error.message).toMatch(reason);
+      }
+    }
+    expect(statSync(empty).size).toBe(0);
+    expect(statSync(foreign).size).toBe(sizeBefore);
+    const check = new BetterSqlite(foreign, { readonly: true });
+    expect(check.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all()).toEqual([{ name: 'moz_places' }]);
+    check.close();
   });
 
   it('a command that writes still creates the ledger', async () => {
@@ -87,7 +120,7 @@ describe('CLI conventions', () => {
   it('hints are commands that work when pasted: they carry the --db given', async () => {
     await runCli(['session', 'create', '--db', temp.dbPath]);
     const missing = await runCli(['context', 't_missing', '--db', temp.dbPath]);
-    expect(missing.stderr).toContain(`\`nexus history <turnId> --db ${temp.dbPath}\``);
+    expect(missing.stderr).toContain(`\`nexus history <headTurnId> --db ${temp.dbPath}\``);
     const other = path.join(temp.folder, 'empty.db');
     await runCli(['events', 'append', '--db', other, '--channel', 'c', '--external-id', '1', '--text', 'x']);
     const empty = await runCli(['session', 'list', '--db', other]);
@@ -142,6 +175,17 @@ describe('the events chain tail is anchored by a checkpoint', () => {
     expect(anchored.code).toBe(1);
     expect(anchored.stdout).toContain('CHECKPOINT SHORTER: discord:#ops ends at seq 20, but the checkpoint recorded seq 30');
     expect(anchored.stdout).not.toContain('slack:#eng');
+  });
+
+  it('a checkpoint of an unknown channel or of a ledger with no events is refused, naming the known channels', async () => {
+    await runCli(['session', 'create', '--db', temp.dbPath]);
+    const empty = await runCli(['events', 'checkpoint', '--db', temp.dbPath]);
+    expect(empty.code).toBe(1);
+    expect(empty.stderr).toContain('no events yet');
+    await channelOf(2);
+    const unknown = await runCli(['events', 'checkpoint', '--channel', 'discord:#opz', '--db', temp.dbPath]);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain('known channels: discord:#ops');
   });
 
   it('a damaged checkpoint file is a clear error', async () => {
@@ -210,7 +254,9 @@ describe('a model API that never answers', () => {
       );
       child.stdin?.end('Is anyone there?\n');
     });
-    expect(result.stdout).toMatch(/^· waiting for the model: \d+ s \(each request times out after 1 s; --timeout changes it\)$/m);
+    expect(result.stdout).toMatch(
+      /^· waiting for the model: \d+ s \(a request times out after 1 s and is retried up to twice; --timeout changes it\)$/m,
+    );
     expect(result.stdout).toMatch(/^error: .*(timed out|timeout)/im);
     expect(result.stdout).toMatch(/^1 of 1 messages went unanswered/m);
     expect(result.code).toBe(1);

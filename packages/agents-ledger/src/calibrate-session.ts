@@ -49,15 +49,26 @@ export function calibrateSession(ledger: LedgerContext, sessionId: string, repor
       estimatedTokens: report.estimatedTokens,
       calibratedAt: ledger.now(),
     };
-    const settings = calibratedSettings(calibration);
-    return db
+    let settings: SessionSettings | null = null;
+    let unusable: InvalidInputError | null = null;
+    try {
+      settings = calibratedSettings(calibration);
+    } catch (error) {
+      if (!(error instanceof InvalidInputError)) throw error;
+      unusable = error;
+    }
+    // A window too small to use is recorded all the same (settings untouched), so the next turn
+    // is refused before anything is sent rather than failing at the provider again.
+    const updated = db
       .update(agentSessions)
-      .set({ ...settings, calibration })
+      .set({ ...(settings ?? {}), calibration })
       .where(eq(agentSessions.id, sessionId))
       .returning()
       .get();
+    return { updated, unusable };
   });
-  return sessionFromRow(row);
+  if (row.unusable) throw row.unusable;
+  return sessionFromRow(row.updated);
 }
 
 /** The user's settings in the estimate's units, within the provider's window, with the margin. */
@@ -78,6 +89,18 @@ export function calibratedSettings(calibration: SessionCalibration): SessionSett
   const reserveTokens = Math.min(Math.max(1, Math.floor(original.reserveTokens * factor)), contextWindow - 2);
   const keepRecentTokens = Math.min(Math.floor(original.keepRecentTokens * factor), contextWindow - reserveTokens - 1);
   return { contextWindow, reserveTokens, keepRecentTokens };
+}
+
+/** Why a session's recorded calibration leaves no usable window, or null when it is fine. */
+export function unusableWindow(session: Session): InvalidInputError | null {
+  if (!session.calibration) return null;
+  try {
+    calibratedSettings(session.calibration);
+    return null;
+  } catch (error) {
+    if (error instanceof InvalidInputError) return error;
+    throw error;
+  }
 }
 
 /**

@@ -3,7 +3,7 @@ export { createAgentsLedger, openAgentsLedger } from './agents-ledger.ts';
 export type { AppendTurnInput } from './append-turn.ts';
 export type { BuildContextOptions, BuiltContext, RetrievalPolicy } from './build-context.ts';
 export type { CalibrationReport } from './calibrate-session.ts';
-export { CALIBRATION_MARGIN, calibratedSettings, providerPromptLimit } from './calibrate-session.ts';
+export { CALIBRATION_MARGIN, calibratedSettings, providerPromptLimit, unusableWindow } from './calibrate-session.ts';
 export type { CompactOptions, ContextUsage } from './compact.ts';
 export { defaultSummaryTokens } from './compact.ts';
 export type { CompactionInput, CompactionPlan, CompactionStrategy, ForestOutcome } from './compaction/compaction-strategy.ts';

@@ -1,10 +1,11 @@
 // Sessions and forks. A fork is copy-on-write: a new session row whose head is the historical
 // turn. No turn is copied, so forking costs the same at turn 10 and turn 10 million.
 
-import type { Session, SessionSettings } from '@nexus/core';
-import { agentSessions } from '@nexus/db';
+import type { Session, SessionCalibration, SessionSettings } from '@nexus/core';
+import { type AgentSessionRow, agentSessions } from '@nexus/db';
 import { asc, desc, eq } from 'drizzle-orm';
 import { effectiveCompaction } from './build-context.ts';
+import { calibratedSettings } from './calibrate-session.ts';
 import { findCompactionThatSummarized } from './history.ts';
 import type { LedgerContext } from './ledger-context.ts';
 import { requireSessionRow, requireTurnRow } from './store/chain.ts';
@@ -83,11 +84,7 @@ export function forkFrom(ledger: LedgerContext, turnId: string, options: ForkOpt
   const row = ledger.database.transaction((db) => {
     const turn = requireTurnRow(db, turnId);
     const source = requireSessionRow(db, turn.sessionId);
-    const settings = validateSettings(options.settings, {
-      contextWindow: source.contextWindow,
-      reserveTokens: source.reserveTokens,
-      keepRecentTokens: source.keepRecentTokens,
-    });
+    const { settings, calibration } = forkSettings(source, options.settings);
     const fork = db
       .insert(agentSessions)
       .values({
@@ -100,8 +97,7 @@ export function forkFrom(ledger: LedgerContext, turnId: string, options: ForkOpt
         rebuildFromRaw: options.full ?? false,
         // A fork sees what its fork point saw: it inherits the source's floor, and `full` raises it.
         ignoreCompactionsThroughDepth: options.full ? turn.depth : source.ignoreCompactionsThroughDepth,
-        // What the model API taught the source holds for the fork, unless the fork sets its own window.
-        calibration: options.settings ? null : source.calibration,
+        calibration,
         createdAt: ledger.now(),
         ...settings,
       })
@@ -117,6 +113,27 @@ export function forkFrom(ledger: LedgerContext, turnId: string, options: ForkOpt
     baseCompactionId: effectiveCompaction(ledger.database.db, forkPointRow, row)?.id ?? null,
     forkPointSummarizedBy: findCompactionThatSummarized(ledger, forkPointRow.id)?.id ?? null,
   };
+}
+
+/**
+ * A fork's settings. What a model API taught the source holds for the fork unless the fork names
+ * its own window: other settings given are taken in the user's units and rescaled like the rest.
+ */
+function forkSettings(
+  source: AgentSessionRow,
+  given: Partial<SessionSettings> | undefined,
+): { settings: SessionSettings; calibration: SessionCalibration | null } {
+  const inherited = source.calibration as SessionCalibration | null;
+  if (inherited && given?.contextWindow === undefined) {
+    const calibration = { ...inherited, originalSettings: validateSettings(given, inherited.originalSettings) };
+    return { settings: calibratedSettings(calibration), calibration };
+  }
+  const current = {
+    contextWindow: source.contextWindow,
+    reserveTokens: source.reserveTokens,
+    keepRecentTokens: source.keepRecentTokens,
+  };
+  return { settings: validateSettings(given, inherited && given ? inherited.originalSettings : current), calibration: null };
 }
 
 export interface SessionTree {

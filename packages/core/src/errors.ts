@@ -21,7 +21,10 @@ export class LedgerError extends Error {
 
 export class TurnNotFoundError extends LedgerError {
   constructor(readonly turnId: string) {
-    super('TURN_NOT_FOUND', `No turn with id "${turnId}". Check the id (\`nexus history <turnId>\` lists a session's turns).`);
+    super(
+      'TURN_NOT_FOUND',
+      `No turn with id "${turnId}". Check the id (\`nexus session list\` shows each session's head turn; \`nexus history <headTurnId>\` lists the turns up to it).`,
+    );
   }
 }
 
@@ -143,15 +146,20 @@ export class StorageError extends LedgerError {
 }
 
 /**
- * A database asked for by something that only reads is not there. Reads never create one: a typo
- * in a path must not produce an empty ledger that then answers "no match" and "ok".
+ * A database asked for by something that only reads is not there, or is not a ledger. Reads never
+ * create one: a typo in a path must not produce an empty ledger that then answers "no match" and
+ * "ok", nor turn someone else's database into one.
  */
 export class DatabaseNotFoundError extends LedgerError {
   constructor(
     readonly path: string,
-    hint = 'Check the path (--db or $NEXUS_DB); commands that write, such as `nexus session create` or `nexus import`, create a new ledger.',
+    reason?: string,
   ) {
-    super('DATABASE_NOT_FOUND', `No ledger database at ${path}: it does not exist, and reading never creates one. ${hint}`);
+    super(
+      'DATABASE_NOT_FOUND',
+      `${reason ? `No ledger database at ${path}. ${reason}` : `No ledger database at ${path}: it does not exist, and reading never creates one.`} ` +
+        'Check the path (--db or $NEXUS_DB); a command that writes (`nexus session create`, `nexus import <file>`) creates a new ledger.',
+    );
   }
 }
 

@@ -1,7 +1,7 @@
 // Opens (or creates) a ledger database file and brings its schema up to date. Every process that
 // touches the ledger goes through here, so the pragmas that make concurrent use safe are set once.
 
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DatabaseNotFoundError, StorageError } from '@nexus/core';
@@ -33,13 +33,39 @@ export interface LedgerDatabase {
   close(): void;
 }
 
+/**
+ * Refuses a path that is not a ledger already: missing, a directory, an empty file, not SQLite, or
+ * a SQLite database of something else. A reader must not answer "ok" from the wrong file, nor
+ * write the ledger's tables into someone else's database by migrating it.
+ */
+function requireLedgerFile(file: string): void {
+  const absolute = path.resolve(file);
+  if (!existsSync(file)) throw new DatabaseNotFoundError(absolute);
+  const stats = statSync(file);
+  if (stats.isDirectory()) throw new DatabaseNotFoundError(absolute, 'It is a directory: give the ledger file inside it.');
+  if (stats.size === 0) throw new DatabaseNotFoundError(absolute, 'It is an empty file, not a ledger.');
+  let probe: Database.Database | null = null;
+  try {
+    probe = new Database(file, { readonly: true, fileMustExist: true });
+    const table = probe.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'agent_sessions'").get();
+    if (!table)
+      throw new DatabaseNotFoundError(
+        absolute,
+        'It is a SQLite database, but not a nexus ledger (it has no agent_sessions table).',
+      );
+  } catch (error) {
+    if (error instanceof DatabaseNotFoundError) throw error;
+    throw new DatabaseNotFoundError(absolute, `It is not a SQLite database (${(error as Error).message}).`);
+  } finally {
+    probe?.close();
+  }
+}
+
 const MIGRATIONS_FOLDER = fileURLToPath(new URL('../drizzle', import.meta.url));
 
 export function openDatabase(options: OpenDatabaseOptions): LedgerDatabase {
   const inMemory = options.path === ':memory:' || options.path === '';
-  if ((options.mustExist || options.readonly) && !inMemory && !existsSync(options.path)) {
-    throw new DatabaseNotFoundError(path.resolve(options.path));
-  }
+  if ((options.mustExist || options.readonly) && !inMemory) requireLedgerFile(options.path);
   let sqlite: Database.Database;
   try {
     sqlite = new Database(options.path, { readonly: options.readonly ?? false });

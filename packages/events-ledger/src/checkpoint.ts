@@ -32,7 +32,11 @@ export interface CheckpointProblem {
   message: string;
 }
 
-/** Each channel's newest event (or the one channel asked for): O(channels) indexed reads. */
+/**
+ * Each channel's newest event (or the one channel asked for): one indexed read per channel, after
+ * listing the channels (a walk of the (channel, seq) index). A channel asked for that holds no event
+ * is refused, so a mistyped name cannot produce a checkpoint that anchors nothing.
+ */
 export function takeCheckpoint(database: LedgerDatabase, now: number, channel?: string): EventsCheckpoint {
   const heads = channelNames(database, channel).flatMap((name) => {
     const last = database.db
@@ -44,6 +48,13 @@ export function takeCheckpoint(database: LedgerDatabase, now: number, channel?: 
       .get();
     return last ? [{ channel: name, seq: last.seq, hash: last.hash }] : [];
   });
+  if (channel !== undefined && heads.length === 0) {
+    const known = channelNames(database);
+    throw new InvalidInputError(
+      `channel ${JSON.stringify(channel)} has no events to anchor; ${known.length === 0 ? 'the ledger has no events yet' : `known channels: ${known.slice(0, 20).join(', ')}${known.length > 20 ? ', …' : ''}`}.`,
+      'channel',
+    );
+  }
   return { format: CHECKPOINT_FORMAT, takenAt: now, channels: heads };
 }
 

@@ -5,7 +5,7 @@
 // scheduler, which runs it off the critical path. When the API says the prompt is too long it
 // compacts once (trigger `overflow`) and retries; a second overflow fails with every turn kept.
 
-import { type BuiltContext, providerPromptLimit, type RetrievalPolicy } from '@nexus/agents-ledger';
+import { type BuiltContext, providerPromptLimit, type RetrievalPolicy, unusableWindow } from '@nexus/agents-ledger';
 import {
   type CompactionTurn,
   type ContentBlock,
@@ -124,6 +124,16 @@ export function createChatRuntime(options: ChatRuntimeOptions): ChatRuntime {
   ): Promise<Omit<TurnResult, 'userTurn' | 'eventId'>> {
     const model = turnOptions.model ?? options.model;
     const session = await ledger.getSession(sessionId);
+    // A model that already said its window holds no conversation is not asked again.
+    const unusable = unusableWindow(session);
+    if (unusable) {
+      throw new ContextOverflowError(
+        `Not sent: ${unusable.message} Nothing was lost; fork the session with a window that fits (\`nexus fork <turnId> --context-window N\`).`,
+        null,
+        null,
+        { cause: unusable },
+      );
+    }
     let budgetTokens = contextBudget(session.settings);
     const usage = { inputTokens: 0, outputTokens: 0 };
     let overflowCompaction: CompactionTurn | null = null;
@@ -305,8 +315,8 @@ export function createChatRuntime(options: ChatRuntimeOptions): ChatRuntime {
     return new ContextOverflowError(
       `The prompt is still too long for ${modelName} after compacting once (${error.message}).${learned} ` +
         `Nothing was lost: the ledger holds every turn (the head is ${head}). ` +
-        'Start or fork the session with a smaller window (`nexus chat --context-window N`, or ' +
-        'forkFrom(turnId, { settings: { contextWindow } })), or drop topics, then call respond() to answer it.',
+        `Fork it with a smaller window and go on there: \`nexus fork ${head} --context-window N\`, then ` +
+        '`nexus chat --session <fork>` (library: forkFrom(turnId, { settings: { contextWindow } }) and respond()); or drop topics.',
       error.promptTokens,
       error.limitTokens,
       { cause: error },

@@ -118,6 +118,15 @@ describe('a provider that counts far more than the ledger estimates', () => {
       settings: { contextWindow: 8_000, reserveTokens: 1_000, keepRecentTokens: 2_000 },
     });
     expect(own.session.calibration).toBeNull();
+    // Other settings given alone are the user's units, rescaled like the rest; the calibration stays.
+    const partial = await ledger.forkFrom(turn.id, { settings: { keepRecentTokens: 10_000 } });
+    expect(partial.session.calibration?.originalSettings).toEqual({
+      contextWindow: 200_000,
+      reserveTokens: 20_000,
+      keepRecentTokens: 10_000,
+    });
+    expect(partial.session.settings.contextWindow).toBe(calibrated.settings.contextWindow);
+    expect(partial.session.settings.keepRecentTokens).toBeLessThan(calibrated.settings.keepRecentTokens);
     // A second report never compounds: it starts again from the user's own settings.
     const again = await ledger.calibrate(session.id, {
       promptTokens: 201_026,
@@ -143,5 +152,10 @@ describe('a provider that counts far more than the ledger estimates', () => {
     expect(error.message).toContain('larger window');
     expect(api.requests).toHaveLength(1);
     expect(normalTurns(await sessionHistory(ledger, session.id))).toHaveLength(1);
+    // What the model said is recorded: the next line is refused before anything is sent.
+    const again = await rejection(runtime.runTurn(session.id, prose(40, 2)));
+    expect(again.message).toContain('Not sent');
+    expect(again.message).toContain('nexus fork');
+    expect(api.requests).toHaveLength(1);
   });
 });

@@ -125,12 +125,18 @@ describe('resume after kill -9 in a tool round', () => {
   });
 
   it('killed at random points of the round: the next turn is always answered', { timeout: 120_000 }, async () => {
+    const outcomes: Array<{ died: boolean; lines: string[] }> = [];
     await fc.assert(
       fc.asyncProperty(fc.integer({ min: 0, max: 700 }), async (afterReadyMs) => {
-        await crashAndResume({ afterReadyMs });
+        outcomes.push(await crashAndResume({ afterReadyMs }));
         await resources.close();
       }),
       { numRuns: 5, seed: 1123 },
     );
+    // The runs must have covered the case that matters: a kill after the call was made and before
+    // the round finished (otherwise this test would prove nothing beyond the fixed one above).
+    expect(
+      outcomes.some((outcome) => outcome.died && outcome.lines.includes('tool-running') && !outcome.lines.includes('done')),
+    ).toBe(true);
   });
 });

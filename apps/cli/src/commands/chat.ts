@@ -8,6 +8,7 @@ import { createChatRuntime, type RuntimeNotice } from '@nexus/runtime';
 import { stringOption, UsageError } from '../arguments.ts';
 import { chooseModels } from '../chat/choose-models.ts';
 import { type ChatState, runSlashCommand } from '../chat/slash-commands.ts';
+import { messageForCli } from '../cli-conventions.ts';
 import type { Command, CommandIo } from '../command.ts';
 import { clip } from '../render.ts';
 import { SETTINGS_OPTIONS, settingsFromOptions } from './session.ts';
@@ -46,7 +47,7 @@ export const chatCommand: Command = {
     '$NEXUS_SUMMARY_MODEL (default claude-haiku-4-5); without a key a labelled offline model answers. ' +
     'Commands: /compact [instructions], /context [message], /history, /fork <turnId>, /tree, /search <text>, /topics, ' +
     '/expand <topicId>, /help, /exit. Small windows show compaction quickly: --context-window 2000 --reserve 200 --keep 400.',
-  async run({ options, io, openLedger, openEventsLedger, env, commandLine }) {
+  async run({ options, io, openLedger, openEventsLedger, env, commandLine, dbPath, dbPathGiven }) {
     if (io.json)
       throw new UsageError('nexus chat is interactive and has no --json output; use `nexus context` or `nexus history --json`.');
     const timeoutSeconds = timeoutOption(options.timeout ?? env.NEXUS_MODEL_TIMEOUT, options.timeout === undefined);
@@ -120,7 +121,7 @@ export const chatCommand: Command = {
       } catch (error) {
         if (!LedgerError.isInstance(error)) throw error;
         if (!line.startsWith('/')) unanswered += 1;
-        io.print(`error: ${error.message}`);
+        io.print(`error: ${messageForCli(error, { path: dbPath, given: dbPathGiven }, Object.keys(chatCommand.options))}`);
       }
       prompt();
     }
@@ -169,7 +170,7 @@ async function whileWaiting<T>(
   let announced = false;
   const timer = setInterval(() => {
     const seconds = Math.round((Date.now() - started) / 1000);
-    const text = `· waiting for the model: ${seconds} s (each request times out after ${options.timeoutSeconds} s; --timeout changes it)`;
+    const text = `· waiting for the model: ${seconds} s (a request times out after ${options.timeoutSeconds} s and is retried up to twice; --timeout changes it)`;
     if (options.interactive) options.io.progress(text);
     else if (!announced) options.io.print(text);
     announced = true;

@@ -3,6 +3,7 @@
 import type { CompactionTrigger } from '@nexus/core';
 import { integerOption, stringOption, UsageError } from '../arguments.ts';
 import type { Command } from '../command.ts';
+import { SETTINGS_OPTIONS, settingsFromOptions } from './session.ts';
 
 const TRIGGERS = new Set(['manual', 'threshold', 'overflow']);
 
@@ -56,11 +57,17 @@ export const forkCommand: Command = {
   options: {
     full: { type: 'boolean', description: 'rebuild the fork’s context from raw turns, ignoring inherited compactions' },
     label: { type: 'string', description: 'a name for the new session', valueName: 'TEXT' },
+    ...SETTINGS_OPTIONS,
   },
+  details:
+    'Settings not given are the source session’s. A window learned from the model API (after a "prompt is too long") ' +
+    'carries over unless --context-window is given, which sets a new one.',
   async run({ positionals, options, io, openLedger }) {
+    const settings = settingsFromOptions(options);
     const fork = await openLedger().forkFrom(positionals[0] as string, {
       full: options.full === true,
       label: stringOption(options.label),
+      ...(Object.keys(settings).length > 0 ? { settings } : {}),
     });
     io.print(`forked session ${fork.session.id} at ${fork.session.headTurnId}`);
     if (fork.forkPointSummarizedBy) io.print(`that turn was summarized by compaction ${fork.forkPointSummarizedBy}`);

@@ -134,7 +134,8 @@ async function runDemo(ledger: AgentsLedger, io: CommandIo, path: string, budget
   // Never end on a bare "── role" header whose text was cut.
   while (shown.at(-1)?.startsWith('── ')) shown.pop();
   for (const line of shown) io.print(`   ${clip(line, 120)}`);
-  if (shown.length < lines.length) io.print(`   … ${lines.length - shown.length} more lines (nexus context ${forkTurn.id})`);
+  if (shown.length < lines.length)
+    io.print(`   … ${lines.length - shown.length} more lines (pnpm nexus context ${forkTurn.id} --db ${path})`);
 
   io.print('');
   io.print('== 6. The session tree');

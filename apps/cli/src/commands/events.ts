@@ -248,6 +248,9 @@ export const eventsCheckpoint: Command = {
     'then fails if any channel has since lost events from its end or been rewritten.',
   async run({ options, io, openEventsLedger }) {
     const checkpoint = await openEventsLedger().checkpoint({ channel: stringOption(options.channel) });
+    if (checkpoint.channels.length === 0) {
+      throw new InvalidInputError('the ledger has no events yet: a checkpoint would anchor nothing.', 'channel');
+    }
     // The checkpoint is the output, in either mode: it is meant to be redirected to a file.
     io.write(`${JSON.stringify(checkpoint, null, 2)}\n`);
     return ALREADY_WRITTEN;
