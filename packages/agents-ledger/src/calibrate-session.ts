@@ -42,7 +42,10 @@ export function calibrateSession(ledger: LedgerContext, sessionId: string, repor
       keepRecentTokens: session.keepRecentTokens,
     };
     const calibration: SessionCalibration = {
-      tokensPerEstimatedToken: Math.max(1, previous?.tokensPerEstimatedToken ?? 1, report.promptTokens / report.estimatedTokens),
+      // The latest report's ratio, not the largest ever: one prompt the estimate misjudged (an
+      // image, a wall of code) must not shrink the session for good. A lower ratio that proves
+      // wrong is corrected by the next overflow, at the cost of one refused request.
+      tokensPerEstimatedToken: Math.max(1, report.promptTokens / report.estimatedTokens),
       providerWindowTokens: smallest(previous?.providerWindowTokens ?? null, report.providerWindowTokens ?? null),
       originalSettings: previous?.originalSettings ?? current,
       promptTokens: report.promptTokens,

@@ -24,7 +24,7 @@ export const DEFAULT_SESSION_SETTINGS: SessionSettings = {
  * prompt fits the window the provider enforces; `originalSettings` keeps what the user set.
  */
 export interface SessionCalibration {
-  /** Provider tokens per estimated token, the largest ratio seen (at least 1). */
+  /** Provider tokens per estimated token in the latest report (at least 1). */
   tokensPerEstimatedToken: number;
   /** The smallest window the provider reported, in its own tokens; null when it named none. */
   providerWindowTokens: number | null;
