@@ -23,7 +23,7 @@ let written = 0;
 let parent = null;
 let time = Date.parse('2026-01-01T00:00:00.000Z');
 const words = ['schema', 'deploy', 'pgbouncer', 'retry', 'fixture', 'latency', 'index', 'migration', 'cache', 'rollback'];
-const sentence = (n) => Array.from({ length: 12 }, (_, index) => words[(n * 7 + index * 3) % words.length]).join(' ') + ` #${n}.`;
+const sentence = (n) => `${Array.from({ length: 12 }, (_, index) => words[(n * 7 + index * 3) % words.length]).join(' ')} #${n}.`;
 
 async function line(fields) {
   const uuid = `u${written}`;
