@@ -36,10 +36,11 @@ export async function main(givenArgv: string[], io: MainIo = processIo): Promise
     // The words a person typed as a command: those before the first option (an option's value is not one).
     const firstOption = argv.findIndex((word) => word.startsWith('-'));
     const words = firstOption < 0 ? argv : argv.slice(0, firstOption);
-    const helpAsked = words.length === 0 || words[0] === 'help' || argv.includes('--help') || argv.includes('-h');
-    if (helpAsked) {
+    const helpAsked = argv.length === 0 || words[0] === 'help' || argv.includes('--help') || argv.includes('-h');
+    // Global options and no command: the help, as a usage mistake.
+    if (helpAsked || words.length === 0) {
       io.stdout(`${generalHelp(COMMANDS)}\n`);
-      return words.length === 0 && !argv.includes('--help') && !argv.includes('-h') && argv.length > 0 ? 2 : 0;
+      return helpAsked ? 0 : 2;
     }
     return fail(io, wantsJson, new UsageError(`unknown command "${words.join(' ')}". Run \`nexus --help\`.`));
   }

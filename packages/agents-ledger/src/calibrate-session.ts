@@ -77,7 +77,7 @@ export function calibrateSession(ledger: LedgerContext, sessionId: string, repor
 /** The user's settings in the estimate's units, within the provider's window, with the margin. */
 export function calibratedSettings(calibration: SessionCalibration): SessionSettings {
   const original = calibration.originalSettings;
-  const providerWindow = Math.min(original.contextWindow, calibration.providerWindowTokens ?? Number.POSITIVE_INFINITY);
+  const providerWindow = providerWindowOf(calibration);
   const contextWindow = Math.floor((providerWindow / calibration.tokensPerEstimatedToken) * CALIBRATION_MARGIN);
   if (contextWindow < SMALLEST_USEFUL_WINDOW) {
     throw new InvalidInputError(
@@ -113,9 +113,13 @@ export function unusableWindow(session: Session): InvalidInputError | null {
 export function providerPromptLimit(session: Session): number {
   const calibration = session.calibration;
   if (!calibration) return session.settings.contextWindow - session.settings.reserveTokens;
-  const original = calibration.originalSettings;
-  const window = Math.min(original.contextWindow, calibration.providerWindowTokens ?? Number.POSITIVE_INFINITY);
-  return window - Math.min(original.reserveTokens, window - 1);
+  const window = providerWindowOf(calibration);
+  return window - Math.min(calibration.originalSettings.reserveTokens, window - 1);
+}
+
+/** The window the provider enforces, in its tokens: the user's, or the smaller one it reported. */
+function providerWindowOf(calibration: SessionCalibration): number {
+  return Math.min(calibration.originalSettings.contextWindow, calibration.providerWindowTokens ?? Number.POSITIVE_INFINITY);
 }
 
 function smallest(a: number | null, b: number | null): number | null {

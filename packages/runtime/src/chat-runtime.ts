@@ -152,7 +152,7 @@ export function createChatRuntime(options: ChatRuntimeOptions): ChatRuntime {
         retrieval,
         ...(options.systemPrompt ? { systemPrompt: options.systemPrompt } : {}),
       });
-      if (context.messages.length === 0) throw doesNotFit(budgetTokens, head, await ledger.getSession(sessionId));
+      if (context.messages.length === 0) throw doesNotFit(budgetTokens, head, current);
       // Past the last tool round the tools stay defined (the API refuses tool blocks without them),
       // but the model may not call one: it has to answer.
       const toolChoice: 'auto' | 'none' = toolRounds < maxToolRounds ? 'auto' : 'none';
@@ -175,7 +175,7 @@ export function createChatRuntime(options: ChatRuntimeOptions): ChatRuntime {
         reply = await model.respond(request);
       } catch (error) {
         if (!(error instanceof ContextOverflowError)) throw error;
-        if (recoveredOnce) throw stillTooLong(model.name, error, head, await ledger.getSession(sessionId));
+        if (recoveredOnce) throw stillTooLong(model.name, error, head, current);
         recoveredOnce = true;
         // The provider's count is the truth: learn the session's real window from it, so this retry
         // and every later turn fit, and a restart remembers it.
