@@ -8,7 +8,7 @@
 import { countContentTokens, countMessagesTokens, InvalidInputError, type TokenCounter } from '@nexus/core';
 import { type BuildContextOptions, type BuiltContext, buildContext, type RetrievalPolicy } from '../build-context.ts';
 import type { LedgerContext } from '../ledger-context.ts';
-import { recallTurns } from '../retrieval/recall-turns.ts';
+import { DEFAULT_RECALL_TUNING, packRecall, rankRecall } from '../retrieval/recall-turns.ts';
 import { requireTurnRow } from '../store/chain.ts';
 import { turnFromRow } from '../store/row-mapping.ts';
 import { CONTINUATION_MARKER } from './assemble-context.ts';
@@ -57,15 +57,12 @@ export function buildHybridContext(
       'retrieval.minRelevance',
     );
   }
-  let retrieval = recallTurns(ledger, turnId, {
-    ...policy.recall,
-    query,
-    semantic,
-    budgetTokens: retrievalBudget,
-    sessionId: options.sessionId,
-    minRelevance,
-    excludeTurnIds: new Set(newest.turnIds),
-  });
+  // Ranked once (the searches, neighbours and token counts), packed once or twice below.
+  const rank = (excludeTurnIds: ReadonlySet<string>) =>
+    rankRecall(ledger, turnId, { ...policy.recall, query, semantic, sessionId: options.sessionId, minRelevance, excludeTurnIds });
+  const newestIds = new Set(newest.turnIds);
+  let ranked = retrievalBudget > 0 ? rank(newestIds) : [];
+  let retrieval = packRecall(ledger, ranked, retrievalBudget, newestIds);
   const baseOptions: BuildContextOptions = {
     ...options,
     retrieval: false,
@@ -81,15 +78,10 @@ export function buildHybridContext(
   // within the room the first retrieval took (so the base still fits).
   const shown = new Set(base.includedTurnIds);
   if (retrieval.pieces.some((piece) => piece.turnIds.some((id) => shown.has(id)))) {
-    retrieval = recallTurns(ledger, turnId, {
-      ...policy.recall,
-      query,
-      semantic,
-      budgetTokens: retrieval.tokens,
-      sessionId: options.sessionId,
-      minRelevance,
-      excludeTurnIds: new Set([...newest.turnIds, ...shown]),
-    });
+    const excluded = new Set([...newest.turnIds, ...shown]);
+    // Feedback reads the first matches not excluded, so with it on the ranking depends on them.
+    if ((policy.recall?.feedbackTerms ?? DEFAULT_RECALL_TUNING.feedbackTerms) > 0) ranked = rank(excluded);
+    retrieval = packRecall(ledger, ranked, retrieval.tokens, excluded);
     if (retrieval.pieces.length === 0) return base;
   }
   const system = [base.system, retrieval.text].filter(Boolean).join('\n\n');

@@ -78,10 +78,29 @@ interface Candidate {
 
 /** Turns on the line up to `atTurnId` that answer `query` best, within the budget, rendered. */
 export function recallTurns(ledger: LedgerContext, atTurnId: string, options: RecallOptions): Retrieval {
-  const budget = options.budgetTokens;
-  if (typeof budget !== 'number' || !(budget >= 0)) {
-    throw new InvalidInputError(`budgetTokens must be a number of tokens, 0 or more; got ${String(budget)}.`, 'budgetTokens');
-  }
+  const budget = requireBudget(options.budgetTokens);
+  if (budget === 0) return EMPTY;
+  return packRecall(ledger, rankRecall(ledger, atTurnId, options), budget, options.excludeTurnIds);
+}
+
+/** A candidate for recall, ranked: its turn, its value and what its line costs. */
+export interface RankedCandidate {
+  turn: NormalTurn;
+  depth: number;
+  value: number;
+  cost: number;
+}
+
+/**
+ * Every candidate turn for `query` on the line, best first: the searches, feedback, fusion and
+ * neighbours, done once. `excludeTurnIds` only steers feedback (which matches it reads from);
+ * packing leaves excluded turns out, so one ranking serves several packings.
+ */
+export function rankRecall(
+  ledger: LedgerContext,
+  atTurnId: string,
+  options: Omit<RecallOptions, 'budgetTokens'>,
+): RankedCandidate[] {
   const tuning = { ...DEFAULT_RECALL_TUNING, ...definedOnly(options) };
   const db = ledger.database.db;
   const at = requireTurnRow(db, atTurnId);
@@ -89,7 +108,7 @@ export function recallTurns(ledger: LedgerContext, atTurnId: string, options: Re
   const segments = chainSegments(db, at);
   const terms = queryTerms(options.query);
   const expression = anyTermExpression(terms);
-  if ((expression === null && !options.semantic) || budget === 0) return EMPTY;
+  if (expression === null && !options.semantic) return [];
   const limit = Math.min(500, Math.max(1, tuning.candidates));
   const excluded = options.excludeTurnIds ?? new Set<string>();
 
@@ -121,30 +140,46 @@ export function recallTurns(ledger: LedgerContext, atTurnId: string, options: Re
     const semantic = rankByVector(ledger, segments, options.semantic.model, options.semantic.queryVector, limit);
     scores = reciprocalRankFusion([lexical, semantic.map((match) => match.turnId)]);
   }
-  if (scores.size === 0) return EMPTY;
+  if (scores.size === 0) return [];
 
   const candidates = withNeighbours(ledger, segments, at.depth, scores, tuning);
-  const ranked = [...candidates.values()]
-    .filter((candidate) => !excluded.has(candidate.row.id) && candidate.row.turnType === 'normal')
-    .map((candidate) => ({ ...candidate, turn: turnFromRow(candidate.row) as NormalTurn }))
-    .map((candidate) => ({ ...candidate, cost: recalledLineTokens(ledger.tokenCounter, candidate.turn) + 1 }))
+  return [...candidates.values()]
+    .filter((candidate) => candidate.row.turnType === 'normal')
+    .map((candidate) => {
+      const turn = turnFromRow(candidate.row) as NormalTurn;
+      return {
+        turn,
+        depth: candidate.row.depth,
+        value: candidate.value,
+        cost: recalledLineTokens(ledger.tokenCounter, turn) + 1,
+      };
+    })
     .sort((left, right) => {
       const order = tuning.packing === 'density' ? right.value / right.cost - left.value / left.cost : right.value - left.value;
       // Recency breaks ties: the later of two equal turns is the one that holds.
-      return order !== 0 ? order : right.row.depth - left.row.depth;
+      return order !== 0 ? order : right.depth - left.depth;
     });
+}
 
+/** The best of the ranked candidates that fit `budget`, excluded turns left out, rendered. */
+export function packRecall(
+  ledger: LedgerContext,
+  ranked: readonly RankedCandidate[],
+  budget: number,
+  excluded: ReadonlySet<string> = new Set(),
+): Retrieval {
+  requireBudget(budget);
   let tokens = ledger.tokenCounter.countText(RECALL_HEADER) + 1;
   const days = new Set<string>();
   const chosen: RecalledTurn[] = [];
   const pieces: RetrievedPiece[] = [];
-  for (const [rank, candidate] of ranked.entries()) {
+  for (const [rank, candidate] of ranked.filter((each) => !excluded.has(each.turn.id)).entries()) {
     const day = new Date(candidate.turn.timestamp).toISOString().slice(0, 10);
     const cost = candidate.cost + (days.has(day) ? 0 : datedLineTokens(ledger.tokenCounter, candidate.turn.timestamp));
     if (tokens + cost > budget) continue;
     tokens += cost;
     days.add(day);
-    chosen.push({ turn: candidate.turn, depth: candidate.row.depth });
+    chosen.push({ turn: candidate.turn, depth: candidate.depth });
     pieces.push({ turnIds: [candidate.turn.id], rank, text: '', tokens: cost });
   }
   if (chosen.length === 0) return EMPTY;
@@ -162,6 +197,13 @@ export function recallTurns(ledger: LedgerContext, atTurnId: string, options: Re
 }
 
 const EMPTY: Retrieval = { pieces: [], text: '', tokens: 0 };
+
+function requireBudget(budget: unknown): number {
+  if (typeof budget !== 'number' || !(budget >= 0)) {
+    throw new InvalidInputError(`budgetTokens must be a number of tokens, 0 or more; got ${String(budget)}.`, 'budgetTokens');
+  }
+  return budget;
+}
 
 /** Each match's score as a share of the best one's (1 = best), those under the floor left out. */
 function relative(matches: readonly LineMatch[], floor: number): Map<string, number> {
