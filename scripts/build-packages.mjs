@@ -11,12 +11,12 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-export const BUILD_ORDER = ['core', 'db', 'forest', 'summarizers', 'events-ledger', 'agents-ledger', 'runtime', 'transcripts'];
+const BUILD_ORDER = ['core', 'db', 'forest', 'summarizers', 'events-ledger', 'agents-ledger', 'runtime', 'transcripts'];
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const tsc = createRequire(path.join(root, 'package.json')).resolve('typescript/bin/tsc');
 
-export function buildPackages(names = BUILD_ORDER) {
+function buildPackages(names = BUILD_ORDER) {
   for (const name of BUILD_ORDER.filter((candidate) => names.includes(candidate))) {
     const folder = path.join(root, 'packages', name);
     rmSync(path.join(folder, 'dist'), { recursive: true, force: true });

@@ -46,7 +46,8 @@ export function contentText(content: readonly ContentBlock[]): string {
   return parts.join('\n');
 }
 
-function toolResultText(block: ToolResultBlock): string {
+/** The text a tool_result carries, its parts joined by lines. */
+export function toolResultText(block: ToolResultBlock): string {
   if (block.content === undefined) return '';
   if (typeof block.content === 'string') return block.content;
   return block.content.map((part) => part.text).join('\n');

@@ -1,5 +1,5 @@
 export type { ContentBlock, Message, Role, TextBlock, ToolResultBlock, ToolUseBlock } from './content.ts';
-export { contentText, toContentBlocks, toolResultIds, toolUseIds } from './content.ts';
+export { contentText, toContentBlocks, toolResultIds, toolResultText, toolUseIds } from './content.ts';
 export type { Embedder } from './embedder.ts';
 export { cosineSimilarity } from './embedder.ts';
 export {

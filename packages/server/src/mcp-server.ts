@@ -9,6 +9,7 @@ import type { AgentsLedger } from '@nexus/agents-ledger';
 import { LedgerError } from '@nexus/core';
 import { z } from 'zod';
 import {
+  DEFAULT_CONTEXT_BUDGET,
   expand,
   getContext,
   listSessions,
@@ -83,11 +84,11 @@ export function createMcpServer(options: McpServerOptions): McpServer {
       title: 'The context at a turn',
       description:
         'What a model would be sent at a turn: the system text (summary, topics) and the messages, within a token ' +
-        'budget (default 8000). With a query, the topics nearest to it are chosen first.',
+        `budget (default ${DEFAULT_CONTEXT_BUDGET}). With a query, the topics nearest to it are chosen first.`,
       inputSchema: {
         turnId: id.optional().describe('the turn; default: the head of `session`'),
         session: id.optional(),
-        budget: z.number().int().min(1).max(10_000_000).optional().describe('tokens (default 8000)'),
+        budget: z.number().int().min(1).max(10_000_000).optional().describe(`tokens (default ${DEFAULT_CONTEXT_BUDGET})`),
         query: z.string().max(10_000).optional(),
       },
       annotations: { title: 'Get context', ...READ_ONLY },

@@ -38,20 +38,20 @@ export function streamSession(context: Context, sessionId: string, options: Stre
     let lastWrite = Date.now();
     try {
       while (!stream.aborted && !stream.closed && !options.shutdown?.aborted) {
-        const session = await options.ledger.getSession(sessionId);
-        const head = session.headTurnId;
-        const compaction = head ? ((await options.ledger.findLatestCompaction(head))?.id ?? null) : null;
-        // The first compaction value is the state the client connects to, not news.
-        if (lastCompaction !== undefined && compaction !== null && compaction !== lastCompaction) {
-          await stream.writeSSE({ event: 'compaction', data: JSON.stringify({ sessionId, turnId: compaction }) });
-          lastWrite = Date.now();
-        }
+        const head = (await options.ledger.getSession(sessionId)).headTurnId;
+        // A turn's latest compaction is written with it and never changes, so it is looked up only
+        // when the head moves: a quiet stream costs one small read per poll.
         if (head !== lastHead) {
+          const compaction = head ? ((await options.ledger.findLatestCompaction(head))?.id ?? null) : null;
+          // The first compaction value is the state the client connects to, not news.
+          if (lastCompaction !== undefined && compaction !== null && compaction !== lastCompaction) {
+            await stream.writeSSE({ event: 'compaction', data: JSON.stringify({ sessionId, turnId: compaction }) });
+          }
           await stream.writeSSE({ event: 'head', data: JSON.stringify({ sessionId, headTurnId: head }) });
           lastWrite = Date.now();
+          lastHead = head;
+          lastCompaction = compaction;
         }
-        lastHead = head;
-        lastCompaction = compaction;
         if (Date.now() - lastWrite >= heartbeatMs) {
           await stream.write(': heartbeat\n\n');
           lastWrite = Date.now();

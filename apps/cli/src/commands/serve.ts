@@ -2,7 +2,7 @@
 // printed is `listening on http://HOST:PORT`, so a script (or a test) that starts it with --port 0
 // can read where it went.
 
-import { DEFAULT_HOST, DEFAULT_PORT, startHttpServer } from '@nexus/server';
+import { DEFAULT_HOST, DEFAULT_MAX_BODY_BYTES, DEFAULT_PORT, startHttpServer } from '@nexus/server';
 import { integerOption, stringOption, UsageError } from '../arguments.ts';
 import type { Command } from '../command.ts';
 
@@ -22,7 +22,11 @@ export const serveCommand: Command = {
       description: 'every /v1 request then needs `Authorization: Bearer TOKEN` (default $NEXUS_TOKEN)',
       valueName: 'TOKEN',
     },
-    'max-body': { type: 'string', description: 'largest request body in bytes (default 4194304)', valueName: 'BYTES' },
+    'max-body': {
+      type: 'string',
+      description: `largest request body in bytes (default ${DEFAULT_MAX_BODY_BYTES})`,
+      valueName: 'BYTES',
+    },
   },
   details:
     'The API is documented in docs/http-api.md and served as OpenAPI at /v1/openapi.json. The viewer page loads without ' +

@@ -5,7 +5,14 @@
 // otherwise leave a session the API refuses on every later request. Pure: it only rewrites the
 // messages sent; the stored turns are untouched (doctor reports the dangling calls).
 
-import type { ContentBlock, Message, TextBlock, ToolResultBlock, ToolUseBlock } from '@nexus/core';
+import {
+  type ContentBlock,
+  type Message,
+  type TextBlock,
+  type ToolResultBlock,
+  type ToolUseBlock,
+  toolResultText,
+} from '@nexus/core';
 
 /** The text of the result that stands in for a call that was never answered. */
 export const INTERRUPTED_TOOL_RESULT =
@@ -72,6 +79,5 @@ function callAsText(block: ToolUseBlock): TextBlock {
 
 /** A result the API would refuse where it stands, kept as text so its content is still read. */
 function resultAsText(block: ToolResultBlock): TextBlock {
-  const text = typeof block.content === 'string' ? block.content : (block.content ?? []).map((part) => part.text).join('\n');
-  return { type: 'text', text: `[result of tool call ${block.tool_use_id}] ${text}`.trimEnd() };
+  return { type: 'text', text: `[result of tool call ${block.tool_use_id}] ${toolResultText(block)}`.trimEnd() };
 }
