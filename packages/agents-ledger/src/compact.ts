@@ -76,6 +76,9 @@ export async function compact(ledger: LedgerContext, sessionId: string, options:
   const timestamp = validateTimestamp(options.timestamp);
   const session = requireSessionRow(db, sessionId);
   if (!session.headTurnId) throw new EmptySessionError(sessionId);
+  // The cut skips a keepFromTurnId it does not find in the window; one that names no turn at all
+  // is a mistake, refused before the summarizer is asked anything.
+  if (options.keepFromTurnId !== undefined) requireTurnRow(db, options.keepFromTurnId);
   const strategy = requireStrategy(ledger, options.strategy ?? session.compactionStrategy ?? ledger.defaultStrategy);
   const head = requireTurnRow(db, session.headTurnId);
   const previous = effectiveCompaction(db, head, session);

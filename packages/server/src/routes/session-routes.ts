@@ -41,9 +41,6 @@ export function sessionRoutes(app: Hono, { ledger, signals, stream }: RouteConte
   app.post('/v1/sessions/:id/compact', async (context) => {
     const sessionId = context.req.param('id');
     const options = await readJsonBody(context, compactBody);
-    // The ledger skips a keepFromTurnId it does not find in the window; a caller who names a turn
-    // that does not exist at all has made a mistake, and hears so (404) before anything is written.
-    if (options.keepFromTurnId !== undefined) await ledger.getTurn(options.keepFromTurnId);
     const compaction = await ledger.compact(sessionId, { ...options, trigger: 'manual' });
     signals.publish({ type: 'compaction', sessionId, turnId: compaction.id });
     return context.json(compaction, 201);
