@@ -25,7 +25,13 @@ import { createUnionFindStrategy } from './compaction/union-find-strategy.ts';
 import { buildHybridContext } from './context/hybrid-context.ts';
 import { semanticQuery } from './context/semantic-query.ts';
 import { checkLedger, type Problem } from './doctor.ts';
-import { findCompactionThatSummarized, findLatestCompaction, getFullHistory, getSummarizedTurns } from './history.ts';
+import {
+  findCompactionThatSummarized,
+  findLatestCompaction,
+  getFullHistory,
+  getSummarizedTurns,
+  type HistoryOptions,
+} from './history.ts';
 import type { LedgerContext } from './ledger-context.ts';
 import { type RecordCompactionInput, recordCompaction } from './record-compaction.ts';
 import { type Retrieval, type RetrieveOptions, retrieveTurns } from './retrieval/retrieve-turns.ts';
@@ -79,7 +85,8 @@ export interface AgentsLedger {
   appendTurns(sessionId: string, inputs: readonly AppendTurnInput[]): Promise<NormalTurn[]>;
   getTurn(turnId: string): Promise<Turn>;
   buildContext(turnId: string, options?: BuildContextOptions): Promise<BuiltContext>;
-  getFullHistory(turnId: string): AsyncGenerator<Turn>;
+  /** Every turn up to `turnId`, root first; with `ownTurnsOnly`, only those its session wrote. */
+  getFullHistory(turnId: string, options?: HistoryOptions): AsyncGenerator<Turn>;
   getSummarizedTurns(compactionTurnId: string): Promise<Turn[]>;
   findLatestCompaction(turnId: string): Promise<CompactionTurn | null>;
   findCompactionThatSummarized(turnId: string, options?: { sessionId?: string }): Promise<CompactionTurn | null>;
@@ -164,7 +171,7 @@ export function createAgentsLedger(options: AgentsLedgerOptions): AgentsLedger {
           )
         : buildContext(ledger, turnId, contextOptions),
     ),
-    getFullHistory: (turnId) => guardedIteration(getFullHistory(ledger, turnId)),
+    getFullHistory: (turnId, historyOptions) => guardedIteration(getFullHistory(ledger, turnId, historyOptions)),
     getSummarizedTurns: guarded(async (compactionTurnId) => getSummarizedTurns(ledger, compactionTurnId)),
     findLatestCompaction: guarded(async (turnId) => findLatestCompaction(ledger, turnId)),
     findCompactionThatSummarized: guarded(async (turnId, findOptions) =>

@@ -11,9 +11,22 @@ import { turnsWithEventLinks } from './store/event-links.ts';
 import { turnFromRow } from './store/row-mapping.ts';
 
 /** Every turn from the root to `turnId`, compactions included, oldest first, a page at a time. */
-export async function* getFullHistory(ledger: LedgerContext, turnId: string, pageSize = 500): AsyncGenerator<Turn> {
+export interface HistoryOptions {
+  /** Only the turns the turn's own session wrote: a fork's own turns, not those it shares. */
+  ownTurnsOnly?: boolean;
+}
+
+export async function* getFullHistory(
+  ledger: LedgerContext,
+  turnId: string,
+  options: HistoryOptions = {},
+  pageSize = 500,
+): AsyncGenerator<Turn> {
   const db = ledger.database.db;
-  const segments = chainSegments(db, requireTurnRow(db, turnId));
+  const turn = requireTurnRow(db, turnId);
+  const line = chainSegments(db, turn);
+  // A fork's own turns are its own segment of the chain: nothing inherited is read at all.
+  const segments = options.ownTurnsOnly ? line.filter((segment) => segment.sessionId === turn.sessionId) : line;
   for (const page of readChainRange(db, segments, pageSize)) {
     for (const turn of turnsWithEventLinks(db, page)) yield turn;
   }

@@ -13,6 +13,7 @@ export { assembleContext, CONTINUATION_MARKER, toMessages } from './context/asse
 export { DEFAULT_MIN_RELEVANCE, DEFAULT_RETRIEVAL_MAX_TOKENS, DEFAULT_RETRIEVAL_SHARE } from './context/hybrid-context.ts';
 export { INTERRUPTED_TOOL_RESULT, pairToolCalls } from './context/pair-tool-calls.ts';
 export type { Problem } from './doctor.ts';
+export type { HistoryOptions } from './history.ts';
 export type { Conversation, ConversationMessage, ConversationQuestion } from './import/conversation-file.ts';
 export { parseConversation, validateConversation } from './import/conversation-file.ts';
 export type { ImportOptions, ImportResult } from './import/import-conversation.ts';

@@ -269,3 +269,28 @@ describe('full forks', () => {
     expect(inPlain).toEqual(inFull);
   });
 });
+
+describe('getFullHistory with ownTurnsOnly', () => {
+  it('gives a fork of a fork only the turns it wrote, in order; without it, the whole line', async () => {
+    temp = openTempLedger();
+    const { ledger } = temp;
+    const session = await newSession(ledger);
+    const [, second] = await ledger.appendTurns(session.id, [userTurn('one'), assistantTurn('two'), userTurn('three')]);
+    const fork = await ledger.forkFrom((second as { id: string }).id);
+    const forkTurns = await ledger.appendTurns(fork.session.id, [userTurn('four'), assistantTurn('five')]);
+    const grandchild = await ledger.forkFrom((forkTurns[0] as { id: string }).id);
+    const own = await ledger.appendTurns(grandchild.session.id, [assistantTurn('six'), userTurn('seven')]);
+    const head = (own.at(-1) as { id: string }).id;
+    const whole = await fullHistory(ledger, head);
+    expect(whole.map((turn) => turn.sessionId)).toEqual([
+      session.id,
+      session.id,
+      fork.session.id,
+      grandchild.session.id,
+      grandchild.session.id,
+    ]);
+    const mine = [];
+    for await (const turn of ledger.getFullHistory(head, { ownTurnsOnly: true })) mine.push(turn.id);
+    expect(mine).toEqual(own.map((turn) => turn.id));
+  });
+});

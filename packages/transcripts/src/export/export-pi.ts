@@ -24,18 +24,16 @@ export async function* exportPi(ledger: AgentsLedger, sessionId: string): AsyncG
     cwd: '',
     ...(session.label ? { nexusLabel: session.label } : {}),
   });
-  const emit = async function* (turns: AsyncIterable<Turn> | Iterable<Turn>, own: (turn: Turn) => boolean) {
+  const emit = async function* (turns: AsyncIterable<Turn> | Iterable<Turn>) {
     for await (const turn of turns) {
-      if (!own(turn)) continue;
       const parentId = turn.parentTurnId === null ? null : (ids.get(turn.parentTurnId) ?? null);
       for (const entry of entriesOf(turn, parentId, nextId, ids)) yield line(entry);
     }
   };
-  if (session.headTurnId) yield* emit(ledger.getFullHistory(session.headTurnId), () => true);
+  if (session.headTurnId) yield* emit(ledger.getFullHistory(session.headTurnId));
   const visit = async function* (tree: SessionTree): AsyncGenerator<string> {
     for (const fork of tree.forks) {
-      if (fork.session.headTurnId)
-        yield* emit(ledger.getFullHistory(fork.session.headTurnId), (turn) => turn.sessionId === fork.session.id);
+      if (fork.session.headTurnId) yield* emit(ledger.getFullHistory(fork.session.headTurnId, { ownTurnsOnly: true }));
       yield* visit(fork);
     }
   };
