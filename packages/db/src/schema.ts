@@ -41,7 +41,11 @@ export const agentSessions = sqliteTable(
     calibration: text('calibration', { mode: 'json' }),
     createdAt: integer('created_at').notNull(),
   },
-  (table) => [index('idx_sessions_parent').on(table.parentSessionId), index('idx_sessions_created').on(table.createdAt)],
+  (table) => [
+    index('idx_sessions_parent').on(table.parentSessionId),
+    index('idx_sessions_created').on(table.createdAt),
+    index('idx_sessions_forked_from').on(table.forkedFromTurnId),
+  ],
 );
 
 export const agentTurns = sqliteTable(
@@ -60,7 +64,6 @@ export const agentTurns = sqliteTable(
     model: text('model'),
     tokenCount: integer('token_count').notNull(),
     timestamp: integer('timestamp').notNull(),
-    hasChildren: integer('has_children', { mode: 'boolean' }).notNull().default(false),
     toolCallCount: integer('tool_call_count').notNull().default(0),
     metadata: text('metadata', { mode: 'json' }),
 
@@ -93,7 +96,7 @@ export const agentTurns = sqliteTable(
     summarizedThroughDepth: integer('summarized_through_depth'),
   },
   (table) => [
-    index('idx_turns_session_depth').on(table.sessionId, table.depth),
+    uniqueIndex('idx_turns_session_depth').on(table.sessionId, table.depth),
     index('idx_turns_previous_compaction').on(table.previousCompactionId),
     index('idx_turns_compaction').on(table.sessionId, table.summarizedThroughDepth).where(sql`${table.turnType} = 'compaction'`),
     check(

@@ -1,0 +1,77 @@
+// Sessions and turns: what every ledger operation reads, and the one write that moves a session
+// forward (insert turns + compare-and-set of the head, atomically).
+
+import type { SessionRecord, StoredTurn, TurnEventLink, TurnRecord } from './records.ts';
+
+export interface SessionSettingsUpdate {
+  contextWindow: number;
+  reserveTokens: number;
+  keepRecentTokens: number;
+  calibration: unknown;
+}
+
+export interface AppendToSession {
+  sessionId: string;
+  /** The head the turns were planned on; the write happens only if the head is still this. */
+  expectedHeadTurnId: string | null;
+  /** In chain order; the first is the child of the expected head, each next one of the one before. */
+  turns: readonly TurnRecord[];
+  /** Events the new turns cite (each event must exist: the store refuses the write otherwise). */
+  eventLinks?: readonly TurnEventLink[];
+}
+
+/** What an append found: written, or the head had moved on (nothing written). */
+export type AppendOutcome = { written: true } | { written: false; actualHeadTurnId: string | null };
+
+export interface ChainPageQuery {
+  sessionId: string;
+  /** Inclusive depth bounds within the session's own turns. */
+  fromDepth: number;
+  toDepth: number;
+  /** Newest first (for readers that stop early); oldest first otherwise. */
+  newestFirst?: boolean;
+  limit?: number;
+}
+
+export interface CoveringCompactionQuery {
+  sessionId: string;
+  /** The depth of the turn to cover. */
+  depth: number;
+  /** Only compactions at depth ≤ this (a fork point), and > `aboveDepth` (a `full` fork's floor). */
+  maxDepth: number;
+  aboveDepth: number;
+}
+
+export interface SessionStore {
+  getSession(sessionId: string): Promise<SessionRecord | undefined>;
+  /** Newest first (then by id), paged. */
+  listSessions(page: { limit: number; offset: number }): Promise<SessionRecord[]>;
+  /** Sessions forked from `sessionId`, oldest first. */
+  childSessions(sessionId: string): Promise<SessionRecord[]>;
+  insertSession(session: SessionRecord): Promise<void>;
+  /** The only change a session row gets besides its head: settings learned from a model API. */
+  updateSessionSettings(sessionId: string, update: SessionSettingsUpdate): Promise<SessionRecord | undefined>;
+}
+
+export interface TurnStore {
+  getTurn(turnId: string): Promise<StoredTurn | undefined>;
+  /** The turns of `turnIds` that exist, by id. */
+  getTurns(turnIds: readonly string[]): Promise<Map<string, StoredTurn>>;
+  /** A session's own turns with depth in [fromDepth, toDepth]. */
+  chainPage(query: ChainPageQuery): Promise<StoredTurn[]>;
+  /**
+   * Inserts the turns and moves the session head from `expectedHeadTurnId` to the last of them, in
+   * one atomic step: on another engine a conditional UPDATE in the same transaction as the insert.
+   */
+  appendToSession(append: AppendToSession): Promise<AppendOutcome>;
+  /** Compactions that folded in `compactionId`'s summary. */
+  compactionsFolding(compactionId: string): Promise<StoredTurn[]>;
+  /** The shallowest-reaching compaction of a session that covers `depth`, within the bounds. */
+  compactionCovering(query: CoveringCompactionQuery): Promise<StoredTurn | undefined>;
+  /** Event ids cited by each of these turns (turns citing none are absent). */
+  eventIdsByTurn(turnIds: readonly string[]): Promise<Map<string, string[]>>;
+  /** Turns citing an event, oldest first. */
+  turnsCitingEvent(eventId: string): Promise<string[]>;
+  /** The ids among `eventIds` that name no stored event. */
+  missingEventIds(eventIds: readonly string[]): Promise<string[]>;
+}
