@@ -307,3 +307,39 @@ export const turnEmbeddings = sqliteTable(
   },
   (table) => [primaryKey({ columns: [table.model, table.turnId] })],
 );
+
+/**
+ * Where each stored forest sits in its line of forests (agents-ledger topics): forests continuing
+ * one another in one session share a lineage, numbered by `sequence`; a forest continuing another
+ * lineage's (a fork's first, say) starts a lineage whose parent is the forest it continues. Written
+ * once, with the forest.
+ */
+export const forestLineages = sqliteTable(
+  'forest_lineages',
+  {
+    compactionId: text('compaction_id')
+      .primaryKey()
+      .references(() => forestStates.compactionId),
+    lineageId: text('lineage_id').notNull(),
+    /** The forest this lineage continues (in another lineage), or null for a fresh forest. */
+    lineageParentId: text('lineage_parent_id').references(() => forestStates.compactionId),
+    sequence: integer('sequence').notNull(),
+  },
+  (table) => [index('idx_forest_lineages_sequence').on(table.lineageId, table.sequence)],
+);
+
+/**
+ * The cumulative document frequency of a term as each forest of a lineage changed it: the
+ * frequency as of a forest is the row of its lineage with the largest sequence at or below its
+ * own (one index seek per term, whatever the number of compactions).
+ */
+export const forestTerms = sqliteTable(
+  'forest_terms',
+  {
+    lineageId: text('lineage_id').notNull(),
+    term: text('term').notNull(),
+    sequence: integer('sequence').notNull(),
+    documentFrequency: integer('document_frequency').notNull(),
+  },
+  (table) => [primaryKey({ columns: [table.lineageId, table.term, table.sequence] })],
+);
