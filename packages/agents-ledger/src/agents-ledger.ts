@@ -4,6 +4,7 @@
 import {
   type CompactionTurn,
   type Embedder,
+  EventNotFoundError,
   estimateTokenCounter,
   generateId,
   type IdGenerator,
@@ -12,7 +13,7 @@ import {
   type TokenCounter,
   type Turn,
 } from '@nexus/core';
-import { fromDriverError, type LedgerDatabase, openDatabase } from '@nexus/db';
+import { fromDriverError, type LedgerStore, legacyDatabaseOf, openLedgerStore } from '@nexus/db';
 import type { ForestConfig } from '@nexus/forest';
 import { createExtractiveSummarizer, type Summarizer } from '@nexus/summarizers';
 import { type AppendTurnInput, appendTurns } from './append-turn.ts';
@@ -37,6 +38,7 @@ import { type RecordCompactionInput, recordCompaction } from './record-compactio
 import { type Retrieval, type RetrieveOptions, retrieveTurns } from './retrieval/retrieve-turns.ts';
 import { canonicalCompaction } from './search/canon.ts';
 import { searchTurns, type TurnSearchOptions, type TurnSearchResult } from './search/search-turns.ts';
+import { SessionQueue } from './session-queue.ts';
 import {
   type CreateSessionInput,
   createSession,
@@ -55,7 +57,8 @@ import { ForestCache } from './topics/forest-cache.ts';
 import { expandTopic, findTopic, listTopics, setTopicDropped, type Topic, type TopicOfTurn } from './topics/topic-operations.ts';
 
 export interface AgentsLedgerOptions {
-  database: LedgerDatabase;
+  /** Where turns live (openLedgerStore from @nexus/db); the events ledger may share it. */
+  store: LedgerStore;
   /** Writes compaction summaries; the offline extractive summarizer by default. */
   summarizer?: Summarizer;
   tokenCounter?: TokenCounter;
@@ -75,7 +78,8 @@ export interface AgentsLedgerOptions {
 }
 
 export interface AgentsLedger {
-  readonly database: LedgerDatabase;
+  /** The store under this ledger: give it to createEventsLedger to share one database. */
+  readonly store: LedgerStore;
   readonly tokenCounter: TokenCounter;
   createSession(input?: CreateSessionInput): Promise<Session>;
   getSession(sessionId: string): Promise<Session>;
@@ -84,6 +88,8 @@ export interface AgentsLedger {
   /** Appends several turns in one transaction: all of them, or none. */
   appendTurns(sessionId: string, inputs: readonly AppendTurnInput[]): Promise<NormalTurn[]>;
   getTurn(turnId: string): Promise<Turn>;
+  /** The turns that cite an event (eventIds given at append), oldest first. */
+  turnsCiting(eventId: string): Promise<string[]>;
   buildContext(turnId: string, options?: BuildContextOptions): Promise<BuiltContext>;
   /** Every turn up to `turnId`, root first; with `ownTurnsOnly`, only those its session wrote. */
   getFullHistory(turnId: string, options?: HistoryOptions): AsyncGenerator<Turn>;
@@ -127,7 +133,8 @@ export interface AgentsLedger {
   restoreTopic(clusterId: string, options?: { sessionId?: string }): Promise<Topic>;
   /** Checks stored invariants (search index, compaction pointers); returns problems, repairs nothing. */
   doctor(): Promise<Problem[]>;
-  close(): void;
+  /** Closes the store (and so every ledger sharing it). */
+  close(): Promise<void>;
 }
 
 export function createAgentsLedger(options: AgentsLedgerOptions): AgentsLedger {
@@ -138,29 +145,36 @@ export function createAgentsLedger(options: AgentsLedgerOptions): AgentsLedger {
   ]);
   for (const strategy of options.strategies ?? []) strategies.set(strategy.name, strategy);
   const ledger: LedgerContext = {
-    database: options.database,
+    store: options.store,
+    database: legacyDatabaseOf(options.store),
     tokenCounter,
     summarizer: options.summarizer ?? createExtractiveSummarizer({ tokenCounter }),
     strategies,
     defaultStrategy: options.defaultStrategy ?? 'flat',
     forestConfig: options.forest ?? {},
     forests: new ForestCache(),
+    appendQueue: new SessionQueue(),
     now: options.now ?? Date.now,
     generateId: options.generateId ?? generateId,
     ...(options.embedder ? { embedder: options.embedder } : {}),
   };
   return {
-    database: options.database,
+    store: options.store,
     tokenCounter,
     createSession: guarded(async (input) => createSession(ledger, input)),
     getSession: guarded(async (sessionId) => getSession(ledger, sessionId)),
     calibrate: guarded(async (sessionId, report) => calibrateSession(ledger, sessionId, report)),
     listSessions: guarded(async (listOptions) => listSessions(ledger, listOptions)),
-    appendTurn: guarded(async (sessionId, input) => appendTurns(ledger, sessionId, [input])[0] as NormalTurn),
+    appendTurn: guarded(async (sessionId, input) => (await appendTurns(ledger, sessionId, [input]))[0] as NormalTurn),
     appendTurns: guarded(async (sessionId, inputs) => appendTurns(ledger, sessionId, inputs)),
     getTurn: guarded(
-      async (turnId) => turnsWithEventLinks(ledger.database.db, [requireTurnRow(ledger.database.db, turnId)])[0] as Turn,
+      async (turnId) => (await turnsWithEventLinks(ledger.store, [await requireTurnRow(ledger.store, turnId)]))[0] as Turn,
     ),
+    turnsCiting: guarded(async (eventId) => {
+      if (typeof eventId !== 'string' || (await ledger.store.missingEventIds([eventId])).length > 0)
+        throw new EventNotFoundError(String(eventId));
+      return ledger.store.turnsCitingEvent(eventId);
+    }),
     buildContext: guarded(async (turnId, contextOptions) =>
       contextOptions?.retrieval
         ? buildHybridContext(
@@ -180,7 +194,7 @@ export function createAgentsLedger(options: AgentsLedgerOptions): AgentsLedger {
     forkFrom: guarded(async (turnId, forkOptions = {}) => forkFrom(ledger, turnId, forkOptions)),
     tree: guarded(async (sessionId) => tree(ledger, sessionId)),
     contextUsage: guarded(async (sessionId) => contextUsage(ledger, sessionId)),
-    shouldCompact: guarded(async (sessionId) => contextUsage(ledger, sessionId).shouldCompact),
+    shouldCompact: guarded(async (sessionId) => (await contextUsage(ledger, sessionId)).shouldCompact),
     compact: guarded((sessionId, compactOptions) => compact(ledger, sessionId, compactOptions)),
     recordCompaction: guarded(async (sessionId, input) => recordCompaction(ledger, sessionId, input)),
     search: guarded(async (query, searchOptions) => searchTurns(ledger, query, searchOptions)),
@@ -192,7 +206,7 @@ export function createAgentsLedger(options: AgentsLedgerOptions): AgentsLedger {
     dropTopic: guarded(async (clusterId, topicOptions) => setTopicDropped(ledger, clusterId, true, topicOptions?.sessionId)),
     restoreTopic: guarded(async (clusterId, topicOptions) => setTopicDropped(ledger, clusterId, false, topicOptions?.sessionId)),
     canon: guarded(async (turnId, canonOptions) => canonicalCompaction(ledger, turnId, canonOptions?.sessionId)),
-    close: () => options.database.close(),
+    close: () => options.store.close(),
   };
 }
 
@@ -218,13 +232,13 @@ async function* guardedIteration<T>(iterable: AsyncGenerator<T>): AsyncGenerator
 }
 
 /** How `openAgentsLedger` opens the file: read-only, or refusing one that does not exist. */
-export type OpenAgentsLedgerOptions = Omit<AgentsLedgerOptions, 'database'> & { readonly?: boolean; mustExist?: boolean };
+export type OpenAgentsLedgerOptions = Omit<AgentsLedgerOptions, 'store'> & { readonly?: boolean; mustExist?: boolean };
 
 /**
- * Opens the ledger in a SQLite file, with migrations applied; creates it unless `mustExist` or
- * `readonly` (which also skips migrations and every write).
+ * Opens the ledger at `location` (a SQLite file path), with migrations applied; creates it unless
+ * `mustExist` or `readonly` (which also skips migrations and every write).
  */
-export function openAgentsLedger(path: string, options: OpenAgentsLedgerOptions = {}): AgentsLedger {
+export function openAgentsLedger(location: string, options: OpenAgentsLedgerOptions = {}): AgentsLedger {
   const { readonly, mustExist, ...ledgerOptions } = options;
-  return createAgentsLedger({ ...ledgerOptions, database: openDatabase({ path, readonly, mustExist }) });
+  return createAgentsLedger({ ...ledgerOptions, store: openLedgerStore(location, { readonly, mustExist }) });
 }

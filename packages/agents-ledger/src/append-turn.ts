@@ -1,5 +1,7 @@
-// Appending turns. The session head moves by compare-and-set inside one IMMEDIATE transaction, so
-// two writers can never both extend the same head: the second gets a HeadConflictError.
+// Appending turns: plan the rows against the head as read (no write), then one store operation
+// inserts them and moves the session head by compare-and-set, so two writers can never both extend
+// the same head. A caller that named the head it saw gets HeadConflictError; one that did not is
+// re-planned on the new head.
 
 import {
   type ContentBlock,
@@ -13,10 +15,10 @@ import {
   toolResultIds,
   toolUseIds,
 } from '@nexus/core';
-import { type AgentTurnRow, type LedgerDrizzle, type NewAgentTurnRow, turnWrites } from '@nexus/db';
+import type { SessionRecord, StoreOperations, TurnRecord } from '@nexus/db';
 import type { LedgerContext } from './ledger-context.ts';
 import { requireSessionRow, requireTurnRow } from './store/chain.ts';
-import { linkEvents, requireEvents } from './store/event-links.ts';
+import { requireEvents } from './store/event-links.ts';
 import { turnFromRow } from './store/row-mapping.ts';
 import {
   validateBlocksForRole,
@@ -43,8 +45,18 @@ export interface AppendTurnInput {
   eventIds?: string[];
 }
 
-export function appendTurns(ledger: LedgerContext, sessionId: string, inputs: readonly AppendTurnInput[]): NormalTurn[] {
-  // Validate everything before the transaction opens: a bad item rejects the whole batch.
+/**
+ * How often an append without an expected head re-plans after another process moved the head
+ * (appends from this process to one session are queued, see session-queue.ts).
+ */
+const APPEND_ATTEMPTS = 64;
+
+export async function appendTurns(
+  ledger: LedgerContext,
+  sessionId: string,
+  inputs: readonly AppendTurnInput[],
+): Promise<NormalTurn[]> {
+  // Validate everything before anything is read: a bad item rejects the whole batch.
   const prepared = inputs.map((input) => {
     const role = validateRole(input.role);
     const content = validateContent(input.content);
@@ -56,39 +68,85 @@ export function appendTurns(ledger: LedgerContext, sessionId: string, inputs: re
       timestamp: validateTimestamp(input.timestamp),
       metadata: validateMetadata(input.metadata),
       eventIds: validateEventIds(input.eventIds),
+      tokenCount: countContentTokens(ledger.tokenCounter, content),
+      toolCallCount: toolUseIds(content).length,
     };
   });
-  const rows = ledger.database.transaction((db) => {
-    const session = requireSessionRow(db, sessionId);
-    let head = session.headTurnId ? requireTurnRow(db, session.headTurnId) : null;
-    const written: Array<{ row: AgentTurnRow; eventIds: string[] }> = [];
-    for (const { input, role, content, timestamp, metadata, eventIds } of prepared) {
-      if (input.expectedHeadTurnId !== undefined && input.expectedHeadTurnId !== (head?.id ?? null)) {
-        // A head that is no turn at all is a typo, not a race: say so rather than "another writer".
-        if (input.expectedHeadTurnId !== null) requireTurnRow(db, input.expectedHeadTurnId);
-        throw new HeadConflictError(sessionId, input.expectedHeadTurnId, head?.id ?? null);
-      }
-      refuseSecondResults(db, head, content);
-      const tokenCount = countContentTokens(ledger.tokenCounter, content);
-      if (tokenCount > session.contextWindow) throw new MessageTooLargeError(tokenCount, session.contextWindow);
-      const row = insertTurnAfter(ledger, db, sessionId, head, {
-        role,
-        content,
-        model: input.model ?? null,
-        tokenCount,
-        timestamp: timestamp ?? ledger.now(),
-        toolCallCount: toolUseIds(content).length,
-        metadata: metadata ?? null,
-        turnType: 'normal',
-      });
-      requireEvents(db, eventIds);
-      linkEvents(db, row.id, eventIds);
-      written.push({ row, eventIds });
-      head = row;
+  const eventIds = [...new Set(prepared.flatMap((item) => item.eventIds))];
+  // Events are append-only: one that exists now still exists when the turns are written.
+  await requireEvents(ledger.store, eventIds);
+  return ledger.appendQueue.run(sessionId, () => writeWithRetry(ledger, sessionId, prepared));
+}
+
+async function writeWithRetry(
+  ledger: LedgerContext,
+  sessionId: string,
+  prepared: readonly PreparedTurn[],
+): Promise<NormalTurn[]> {
+  for (let attempt = 1; ; attempt += 1) {
+    // Plan against the head as read now; the store writes only if it is still the head.
+    const session = await requireSessionRow(ledger.store, sessionId);
+    const planned = await planAppend(ledger, session, prepared);
+    const outcome = await ledger.store.appendToSession({
+      sessionId,
+      expectedHeadTurnId: session.headTurnId,
+      turns: planned.map((item) => item.row),
+      eventLinks: planned.flatMap((item) => [...new Set(item.eventIds)].map((eventId) => ({ turnId: item.row.id, eventId }))),
+    });
+    if (outcome.written)
+      return planned.map(({ row, eventIds }) => turnFromRow({ ...row, hasChildren: false }, eventIds) as NormalTurn);
+    // Another writer moved the head. A caller that named the head it saw gets the conflict; one
+    // that did not simply goes after the new head.
+    const expected = prepared[0]?.input.expectedHeadTurnId;
+    if (expected !== undefined || attempt >= APPEND_ATTEMPTS)
+      throw new HeadConflictError(sessionId, expected ?? session.headTurnId, outcome.actualHeadTurnId);
+    // Writers that keep meeting each other back off a little, by a random amount, so one wins.
+    if (attempt > 1) await new Promise((resolve) => setTimeout(resolve, Math.random() * attempt));
+  }
+}
+
+interface PreparedTurn {
+  input: AppendTurnInput;
+  role: Role;
+  content: ContentBlock[];
+  timestamp: number | undefined;
+  metadata: Record<string, unknown> | undefined;
+  eventIds: string[];
+  tokenCount: number;
+  toolCallCount: number;
+}
+
+/** The rows of the batch as children of the session's current head, checked; no write. */
+async function planAppend(
+  ledger: LedgerContext,
+  session: SessionRecord,
+  prepared: readonly PreparedTurn[],
+): Promise<Array<{ row: TurnRecord; eventIds: string[] }>> {
+  const sessionId = session.id;
+  let head: TurnRecord | null = session.headTurnId ? await requireTurnRow(ledger.store, session.headTurnId) : null;
+  const planned: Array<{ row: TurnRecord; eventIds: string[] }> = [];
+  for (const { input, role, content, timestamp, metadata, eventIds, tokenCount, toolCallCount } of prepared) {
+    if (input.expectedHeadTurnId !== undefined && input.expectedHeadTurnId !== (head?.id ?? null)) {
+      // A head that is no turn at all is a typo, not a race: say so rather than "another writer".
+      if (input.expectedHeadTurnId !== null) await requireTurnRow(ledger.store, input.expectedHeadTurnId);
+      throw new HeadConflictError(sessionId, input.expectedHeadTurnId, head?.id ?? null);
     }
-    return written;
-  });
-  return rows.map(({ row, eventIds }) => turnFromRow(row, eventIds) as NormalTurn);
+    await refuseSecondResults(ledger.store, head, planned, content);
+    if (tokenCount > session.contextWindow) throw new MessageTooLargeError(tokenCount, session.contextWindow);
+    const row = planTurnRecord(ledger, sessionId, head, {
+      role,
+      content,
+      model: input.model ?? null,
+      tokenCount,
+      timestamp: timestamp ?? ledger.now(),
+      toolCallCount,
+      metadata: metadata ?? null,
+      turnType: 'normal',
+    });
+    planned.push({ row, eventIds });
+    head = row;
+  }
+  return planned;
 }
 
 /** How far back along the chain a tool_result looks for an earlier result to the same call. */
@@ -99,7 +157,12 @@ const RESULT_LOOKBACK_TURNS = 64;
  * the head only until the call itself (results follow their call closely), so the cost stays
  * constant however long the history.
  */
-function refuseSecondResults(db: LedgerDrizzle, head: AgentTurnRow | null, content: readonly ContentBlock[]): void {
+async function refuseSecondResults(
+  store: StoreOperations,
+  head: TurnRecord | null,
+  batch: ReadonlyArray<{ row: TurnRecord }>,
+  content: readonly ContentBlock[],
+): Promise<void> {
   const ids = toolResultIds(content);
   if (ids.length === 0) return;
   const wanted = new Set<string>();
@@ -107,6 +170,8 @@ function refuseSecondResults(db: LedgerDrizzle, head: AgentTurnRow | null, conte
     if (wanted.has(id)) throw secondResult(id, 'this same turn');
     wanted.add(id);
   }
+  // The batch's own rows are not stored yet: look at them first, newest first.
+  const unwritten = new Map(batch.map(({ row }) => [row.id, row]));
   let turn = head;
   for (let step = 0; turn && wanted.size > 0 && step < RESULT_LOOKBACK_TURNS; step += 1) {
     if (turn.turnType === 'normal' && Array.isArray(turn.content)) {
@@ -114,7 +179,8 @@ function refuseSecondResults(db: LedgerDrizzle, head: AgentTurnRow | null, conte
       for (const id of toolResultIds(blocks)) if (wanted.has(id)) throw secondResult(id, `turn ${turn.id}`);
       for (const id of toolUseIds(blocks)) wanted.delete(id);
     }
-    turn = turn.parentTurnId ? requireTurnRow(db, turn.parentTurnId) : null;
+    const parentId: string | null = turn.parentTurnId;
+    turn = parentId ? (unwritten.get(parentId) ?? (await requireTurnRow(store, parentId))) : null;
   }
 }
 
@@ -126,27 +192,37 @@ function secondResult(toolUseId: string, where: string): InvalidInputError {
   );
 }
 
-type TurnFields = { id?: string } & Omit<
-  NewAgentTurnRow,
-  'id' | 'sessionId' | 'parentTurnId' | 'depth' | 'latestCompactionId' | 'cumulativeTokens' | 'hasChildren' | 'searchText'
->;
+export type TurnFields = { id?: string } & Partial<
+  Omit<
+    TurnRecord,
+    | 'id'
+    | 'sessionId'
+    | 'parentTurnId'
+    | 'depth'
+    | 'latestCompactionId'
+    | 'cumulativeTokens'
+    | 'searchText'
+    | 'tokenCount'
+    | 'timestamp'
+  >
+> &
+  Pick<TurnRecord, 'tokenCount' | 'timestamp'>;
 
 /**
- * Inserts one turn as the child of `head` and moves the session head to it. Must run inside a
- * transaction; the derived columns (depth, latest compaction, cumulative tokens) are set here and
- * nowhere else.
+ * The row of a turn appended as the child of `head`: every derived column (depth, latest
+ * compaction, cumulative tokens, search text) is set here and nowhere else. Pure: the caller writes
+ * it with `store.appendToSession`, which checks that `head` is still the session's head.
  */
-export function insertTurnAfter(
-  ledger: LedgerContext,
-  db: LedgerDrizzle,
+export function planTurnRecord(
+  ledger: Pick<LedgerContext, 'generateId'>,
   sessionId: string,
-  head: AgentTurnRow | null,
+  head: TurnRecord | null,
   fields: TurnFields,
-): AgentTurnRow {
+): TurnRecord {
   const id = fields.id ?? ledger.generateId('turn');
   const isCompaction = fields.turnType === 'compaction';
   const inheritedCompaction = head ? (head.turnType === 'compaction' ? head.id : head.latestCompactionId) : null;
-  const row: AgentTurnRow = {
+  return {
     role: null,
     content: null,
     model: null,
@@ -172,18 +248,9 @@ export function insertTurnAfter(
     sessionId,
     parentTurnId: head?.id ?? null,
     depth: head ? head.depth + 1 : 0,
-    hasChildren: false,
     latestCompactionId: isCompaction ? id : inheritedCompaction,
     cumulativeTokens: (head?.cumulativeTokens ?? 0) + (isCompaction ? 0 : fields.tokenCount),
   };
-  const writes = turnWrites(ledger.database);
-  writes.insertTurn(row);
-  if (head && !head.hasChildren) writes.markHasChildren(head.id);
-  if (!writes.moveHead(sessionId, head?.id ?? null, id)) {
-    const actual = requireSessionRow(db, sessionId).headTurnId;
-    throw new HeadConflictError(sessionId, head?.id ?? null, actual);
-  }
-  return row;
 }
 
 /** What full-text search indexes for a turn: its message as a person reads it, or its summary. */

@@ -3,19 +3,20 @@
 // as many as the budget can hold), never the whole history.
 
 import { InvalidInputError, type Message, type NormalTurn } from '@nexus/core';
-import type { AgentSessionRow, AgentTurnRow, LedgerDrizzle } from '@nexus/db';
+import type { StoredTurn, StoreOperations } from '@nexus/db';
+import { effectiveCompaction, rawStartDepth } from './chain-arithmetic.ts';
 import { assembleContext } from './context/assemble-context.ts';
 import type { LedgerContext } from './ledger-context.ts';
 import type { RecallTuning } from './retrieval/recall-turns.ts';
 import {
+  type ChainSegment,
   chainSegments,
   clipSegments,
-  readChainRange,
+  readChain,
   readChainRangeNewestFirst,
   requireSessionRow,
   requireTurnRow,
 } from './store/chain.ts';
-import { eventIdsByTurn } from './store/event-links.ts';
 import { turnFromRow } from './store/row-mapping.ts';
 import { renderSummaryBlock } from './summary-block.ts';
 import { renderTopicsHeader } from './topics/render-topics.ts';
@@ -87,7 +88,11 @@ export interface BuiltContext {
   retrievedTurnIds: string[];
 }
 
-export function buildContext(ledger: LedgerContext, turnId: string, options: BuildContextOptions = {}): BuiltContext {
+export async function buildContext(
+  ledger: LedgerContext,
+  turnId: string,
+  options: BuildContextOptions = {},
+): Promise<BuiltContext> {
   const budget = options.budgetTokens;
   if (budget !== undefined && (typeof budget !== 'number' || Number.isNaN(budget) || budget < 0)) {
     throw new InvalidInputError(`budgetTokens must be a number of tokens, 0 or more; got ${String(budget)}.`, 'budgetTokens');
@@ -103,13 +108,13 @@ export function buildContext(ledger: LedgerContext, turnId: string, options: Bui
   if (share !== undefined && (typeof share !== 'number' || !(share >= 0 && share <= 1))) {
     throw new InvalidInputError(`topicShare must be a number from 0 to 1; got ${String(share)}.`, 'topicShare');
   }
-  const db = ledger.database.db;
-  const turn = requireTurnRow(db, turnId);
-  const view = requireSessionRow(db, options.sessionId ?? turn.sessionId);
-  const compaction = options.full ? null : effectiveCompaction(db, turn, view);
-  const fromDepth = compaction ? rawStartDepth(db, compaction) : 0;
-  const segments = clipSegments(chainSegments(db, turn), fromDepth, turn.depth);
-  const candidates = loadCandidates(db, segments, options.budgetTokens);
+  const store = ledger.store;
+  const turn = await requireTurnRow(store, turnId);
+  const view = await requireSessionRow(store, options.sessionId ?? turn.sessionId);
+  const compaction = options.full ? null : await effectiveCompaction(store, turn, view);
+  const fromDepth = compaction ? await rawStartDepth(store, compaction) : 0;
+  const segments = clipSegments(await chainSegments(store, turn), fromDepth, turn.depth);
+  const candidates = await loadCandidates(store, segments, options.budgetTokens);
   let summaryBlock: string | null = null;
   let topics: TopicSelection = { summaryBlock: '', injected: [], omittedTopicIds: [] };
   if (compaction?.strategy === 'union-find') {
@@ -124,7 +129,7 @@ export function buildContext(ledger: LedgerContext, turnId: string, options: Bui
         : typeof summaryTokens === 'number'
           ? summaryTokens + headerTokens
           : undefined;
-    topics = topicContext(ledger, {
+    topics = await topicContext(ledger, {
       compaction: { id: compaction.id, summarizedThroughTurnId: through },
       viewSessionId: view.id,
       query: options.query,
@@ -142,7 +147,8 @@ export function buildContext(ledger: LedgerContext, turnId: string, options: Bui
     reserveRecentTokens: options.reserveRecentTokens,
     tokenCounter: ledger.tokenCounter,
   });
-  const citedEvents = Object.fromEntries(eventIdsByTurn(db, assembled.includedTurnIds));
+  const citedEvents =
+    assembled.includedTurnIds.length > 0 ? Object.fromEntries(await store.eventIdsByTurn(assembled.includedTurnIds)) : {};
   return {
     ...assembled,
     compactionTurnId: compaction?.id ?? null,
@@ -170,44 +176,19 @@ function topicRoom(
   return Math.max(0, available - rawClaim);
 }
 
-/**
- * The compaction a turn's context starts from: the nearest one in its chain, unless the viewing
- * session ignores it (a `full` fork, or a fork of one, ignores those from before its fork point;
- * any older compaction is then older still, so none applies).
- */
-export function effectiveCompaction(db: LedgerDrizzle, turn: AgentTurnRow, view: AgentSessionRow): AgentTurnRow | null {
-  if (!turn.latestCompactionId) return null;
-  const compaction = turn.latestCompactionId === turn.id ? turn : requireTurnRow(db, turn.latestCompactionId);
-  const floor = view.ignoreCompactionsThroughDepth;
-  return floor !== null && compaction.depth <= floor ? null : compaction;
-}
-
-/** Depth at which raw turns resume after a compaction. */
-export function rawStartDepth(db: LedgerDrizzle, compaction: AgentTurnRow): number {
-  return compaction.firstKeptTurnId ? requireTurnRow(db, compaction.firstKeptTurnId).depth : compaction.depth + 1;
-}
-
-/**
- * Tokens the context at `turn` takes before any budget is applied, from the running totals stored
- * on each turn: O(1), whatever the history's length.
- */
-export function contextTokensAt(db: LedgerDrizzle, turn: AgentTurnRow, view: AgentSessionRow): number {
-  const compaction = effectiveCompaction(db, turn, view);
-  if (!compaction) return turn.cumulativeTokens;
-  if (!compaction.firstKeptTurnId) return compaction.tokenCount + turn.cumulativeTokens - compaction.cumulativeTokens;
-  const firstKept = requireTurnRow(db, compaction.firstKeptTurnId);
-  return compaction.tokenCount + turn.cumulativeTokens - firstKept.cumulativeTokens + firstKept.tokenCount;
-}
-
-function loadCandidates(db: LedgerDrizzle, segments: ReturnType<typeof chainSegments>, budget: number | undefined): NormalTurn[] {
-  const normal = (rows: AgentTurnRow[]) =>
+async function loadCandidates(
+  store: StoreOperations,
+  segments: ChainSegment[],
+  budget: number | undefined,
+): Promise<NormalTurn[]> {
+  const normal = (rows: StoredTurn[]) =>
     rows.filter((row) => row.turnType === 'normal').map((row) => turnFromRow(row) as NormalTurn);
-  if (budget === undefined) return [...readChainRange(db, segments)].flatMap(normal);
+  if (budget === undefined) return normal(await readChain(store, segments));
   // Newest first until the budget is surely full, then on to the start of a tool exchange so the
   // oldest loaded unit is whole.
   const newestFirst: NormalTurn[] = [];
   let tokens = 0;
-  for (const page of readChainRangeNewestFirst(db, segments)) {
+  for await (const page of readChainRangeNewestFirst(store, segments)) {
     for (const turn of normal(page)) {
       const complete = tokens > budget && !turn.content.some((block) => block.type === 'tool_result');
       newestFirst.push(turn);

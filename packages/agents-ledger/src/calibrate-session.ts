@@ -6,8 +6,6 @@
 // reports never compound.
 
 import { InvalidInputError, type Session, type SessionCalibration, type SessionSettings } from '@nexus/core';
-import { agentSessions } from '@nexus/db';
-import { eq } from 'drizzle-orm';
 import type { LedgerContext } from './ledger-context.ts';
 import { requireSessionRow } from './store/chain.ts';
 import { sessionFromRow } from './store/row-mapping.ts';
@@ -26,15 +24,15 @@ export const CALIBRATION_MARGIN = 0.9;
 /** Below this many estimated tokens no conversation fits; the user must change something. */
 const SMALLEST_USEFUL_WINDOW = 64;
 
-export function calibrateSession(ledger: LedgerContext, sessionId: string, report: CalibrationReport): Session {
+export async function calibrateSession(ledger: LedgerContext, sessionId: string, report: CalibrationReport): Promise<Session> {
   for (const field of ['promptTokens', 'estimatedTokens'] as const) {
     const value = report[field];
     if (!Number.isFinite(value) || value <= 0) {
       throw new InvalidInputError(`${field} must be a positive number of tokens; got ${String(value)}.`, field);
     }
   }
-  const row = ledger.database.transaction((db) => {
-    const session = requireSessionRow(db, sessionId);
+  const row = await ledger.store.transaction(async (tx) => {
+    const session = await requireSessionRow(tx, sessionId);
     const previous = session.calibration as SessionCalibration | null;
     const current = {
       contextWindow: session.contextWindow,
@@ -62,13 +60,8 @@ export function calibrateSession(ledger: LedgerContext, sessionId: string, repor
     }
     // A window too small to use is recorded all the same (settings untouched), so the next turn
     // is refused before anything is sent rather than failing at the provider again.
-    const updated = db
-      .update(agentSessions)
-      .set({ ...(settings ?? {}), calibration })
-      .where(eq(agentSessions.id, sessionId))
-      .returning()
-      .get();
-    return { updated, unusable };
+    const updated = await tx.updateSessionSettings(sessionId, { ...(settings ?? current), calibration });
+    return { updated: updated ?? session, unusable };
   });
   if (row.unusable) throw row.unusable;
   return sessionFromRow(row.updated);

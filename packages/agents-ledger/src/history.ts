@@ -3,10 +3,17 @@
 // history itself, which is streamed in pages.
 
 import { type CompactionTurn, InvalidInputError, type Turn } from '@nexus/core';
-import { type AgentTurnRow, agentTurns, type LedgerDrizzle } from '@nexus/db';
-import { and, asc, eq, gt, gte, lte } from 'drizzle-orm';
+import type { StoredTurn, StoreOperations } from '@nexus/db';
 import type { LedgerContext } from './ledger-context.ts';
-import { chainSegments, clipSegments, isOnChain, readChainRange, requireSessionRow, requireTurnRow } from './store/chain.ts';
+import {
+  chainSegments,
+  clipSegments,
+  isOnChain,
+  readChain,
+  readChainRange,
+  requireSessionRow,
+  requireTurnRow,
+} from './store/chain.ts';
 import { turnsWithEventLinks } from './store/event-links.ts';
 import { turnFromRow } from './store/row-mapping.ts';
 
@@ -22,13 +29,13 @@ export async function* getFullHistory(
   options: HistoryOptions = {},
   pageSize = 500,
 ): AsyncGenerator<Turn> {
-  const db = ledger.database.db;
-  const turn = requireTurnRow(db, turnId);
-  const line = chainSegments(db, turn);
+  const store = ledger.store;
+  const turn = await requireTurnRow(store, turnId);
+  const line = await chainSegments(store, turn);
   // A fork's own turns are its own segment of the chain: nothing inherited is read at all.
   const segments = options.ownTurnsOnly ? line.filter((segment) => segment.sessionId === turn.sessionId) : line;
-  for (const page of readChainRange(db, segments, pageSize)) {
-    for (const turn of turnsWithEventLinks(db, page)) yield turn;
+  for await (const page of readChainRange(store, segments, pageSize)) {
+    for (const turn of await turnsWithEventLinks(store, page)) yield turn;
   }
 }
 
@@ -37,29 +44,28 @@ export async function* getFullHistory(
  * summary it folded in), the raw turns that compaction had kept, and the turns after it, through
  * `summarizedThroughTurnId`.
  */
-export function getSummarizedTurns(ledger: LedgerContext, compactionTurnId: string): Turn[] {
-  const db = ledger.database.db;
-  const compaction = requireCompactionRow(db, compactionTurnId);
+export async function getSummarizedTurns(ledger: LedgerContext, compactionTurnId: string): Promise<Turn[]> {
+  const store = ledger.store;
+  const compaction = await requireCompactionRow(store, compactionTurnId);
   const segments = clipSegments(
-    chainSegments(db, compaction),
+    await chainSegments(store, compaction),
     compaction.coversFromDepth ?? 0,
     compaction.summarizedThroughDepth ?? -1,
   );
-  const rows = [...readChainRange(db, segments)].flat();
+  const rows = await readChain(store, segments);
   // The previous compaction can sit after the cut (its kept turns precede it): add it in order.
   if (compaction.previousCompactionId && !rows.some((row) => row.id === compaction.previousCompactionId)) {
-    rows.push(requireTurnRow(db, compaction.previousCompactionId));
+    rows.push(await requireTurnRow(store, compaction.previousCompactionId));
     rows.sort((left, right) => left.depth - right.depth);
   }
-  return turnsWithEventLinks(db, rows);
+  return turnsWithEventLinks(store, rows);
 }
 
 /** The newest compaction at or above `turnId` in its chain: the one its context starts from. */
-export function findLatestCompaction(ledger: LedgerContext, turnId: string): CompactionTurn | null {
-  const db = ledger.database.db;
-  const turn = requireTurnRow(db, turnId);
+export async function findLatestCompaction(ledger: LedgerContext, turnId: string): Promise<CompactionTurn | null> {
+  const turn = await requireTurnRow(ledger.store, turnId);
   if (!turn.latestCompactionId) return null;
-  return turnFromRow(requireTurnRow(db, turn.latestCompactionId)) as CompactionTurn;
+  return turnFromRow(await requireTurnRow(ledger.store, turn.latestCompactionId)) as CompactionTurn;
 }
 
 /**
@@ -67,20 +73,20 @@ export function findLatestCompaction(ledger: LedgerContext, turnId: string): Com
  * wrote the turn): forks can summarize the same inherited turn differently. Null when no
  * compaction on that session's line has summarized it yet.
  */
-export function findCompactionThatSummarized(
+export async function findCompactionThatSummarized(
   ledger: LedgerContext,
   turnId: string,
   options: { sessionId?: string } = {},
-): CompactionTurn | null {
-  const db = ledger.database.db;
-  const turn = requireTurnRow(db, turnId);
-  let session = requireSessionRow(db, options.sessionId ?? turn.sessionId);
+): Promise<CompactionTurn | null> {
+  const store = ledger.store;
+  const turn = await requireTurnRow(store, turnId);
+  let session = await requireSessionRow(store, options.sessionId ?? turn.sessionId);
   if (!session.headTurnId) return null;
-  const viewChain = chainSegments(db, requireTurnRow(db, session.headTurnId));
+  const viewChain = await chainSegments(store, await requireTurnRow(store, session.headTurnId));
   if (!isOnChain(viewChain, turn)) return null;
   if (turn.turnType === 'compaction') {
     // A compaction is summarized by the next one that folded its summary in, on this line.
-    const folders = db.select().from(agentTurns).where(eq(agentTurns.previousCompactionId, turn.id)).all();
+    const folders = await store.compactionsFolding(turn.id);
     const floor = session.ignoreCompactionsThroughDepth ?? -1;
     const folder = folders.find((row) => row.depth > floor && isOnChain(viewChain, row));
     return folder ? (turnFromRow(folder) as CompactionTurn) : null;
@@ -90,33 +96,18 @@ export function findCompactionThatSummarized(
   // Compactions the viewing session ignores (a `full` fork's inherited ones) summarize nothing for it.
   const floor = session.ignoreCompactionsThroughDepth ?? -1;
   for (;;) {
-    const found = db
-      .select()
-      .from(agentTurns)
-      .where(
-        and(
-          eq(agentTurns.sessionId, session.id),
-          eq(agentTurns.turnType, 'compaction'),
-          gte(agentTurns.summarizedThroughDepth, turn.depth),
-          lte(agentTurns.coversFromDepth, turn.depth),
-          lte(agentTurns.depth, maxDepth),
-          gt(agentTurns.depth, floor),
-        ),
-      )
-      .orderBy(asc(agentTurns.summarizedThroughDepth))
-      .limit(1)
-      .get();
+    const found = await store.compactionCovering({ sessionId: session.id, depth: turn.depth, maxDepth, aboveDepth: floor });
     if (found) return turnFromRow(found) as CompactionTurn;
     if (!session.forkedFromTurnId) return null;
-    const forkPoint = requireTurnRow(db, session.forkedFromTurnId);
+    const forkPoint = await requireTurnRow(store, session.forkedFromTurnId);
     if (turn.depth > forkPoint.depth) return null;
     maxDepth = forkPoint.depth;
-    session = requireSessionRow(db, forkPoint.sessionId);
+    session = await requireSessionRow(store, forkPoint.sessionId);
   }
 }
 
-function requireCompactionRow(db: LedgerDrizzle, turnId: string): AgentTurnRow {
-  const row = requireTurnRow(db, turnId);
+async function requireCompactionRow(store: StoreOperations, turnId: string): Promise<StoredTurn> {
+  const row = await requireTurnRow(store, turnId);
   if (row.turnType !== 'compaction') {
     throw new InvalidInputError(`Turn ${turnId} is a normal turn, not a compaction; pass a compaction turn's id.`, 'turnId');
   }

@@ -1,14 +1,18 @@
-// What every operation of the agents ledger needs: the database and the injectable parts (clock,
-// ids, token counter, summarizer, strategies). Built once by createAgentsLedger.
+// What every operation of the agents ledger needs: the store and the injectable parts (clock, ids,
+// token counter, summarizer, strategies). Built once by createAgentsLedger.
 
 import type { Embedder, IdGenerator, TokenCounter } from '@nexus/core';
-import type { LedgerDatabase } from '@nexus/db';
+import type { LedgerDatabase, LedgerStore } from '@nexus/db';
 import type { ForestConfig } from '@nexus/forest';
 import type { Summarizer } from '@nexus/summarizers';
 import type { CompactionStrategy } from './compaction/compaction-strategy.ts';
+import type { SessionQueue } from './session-queue.ts';
 import type { ForestCache } from './topics/forest-cache.ts';
 
 export interface LedgerContext {
+  /** Every read and write goes through the store (packages/db/src/store/ledger-store.ts). */
+  store: LedgerStore;
+  /** TRANSITIONAL (issue 14): the SQLite connection, for modules not yet ported to the store. */
   database: LedgerDatabase;
   tokenCounter: TokenCounter;
   summarizer: Summarizer;
@@ -17,6 +21,8 @@ export interface LedgerContext {
   /** Settings for new union-find forests (a stored forest keeps the settings it was made with). */
   forestConfig: Partial<ForestConfig>;
   forests: ForestCache;
+  /** Appends to one session from this ledger, one after another (session-queue.ts). */
+  appendQueue: SessionQueue;
   now: () => number;
   generateId: IdGenerator;
   /** Embeds turns for recall beside bm25 (context/semantic-query.ts); none by default. */

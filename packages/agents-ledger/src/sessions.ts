@@ -2,10 +2,9 @@
 // turn. No turn is copied, so forking costs the same at turn 10 and turn 10 million.
 
 import type { Session, SessionCalibration, SessionSettings } from '@nexus/core';
-import { type AgentSessionRow, agentSessions } from '@nexus/db';
-import { asc, desc, eq } from 'drizzle-orm';
-import { effectiveCompaction } from './build-context.ts';
+import type { SessionRecord } from '@nexus/db';
 import { calibratedSettings } from './calibrate-session.ts';
+import { effectiveCompaction } from './chain-arithmetic.ts';
 import { findCompactionThatSummarized } from './history.ts';
 import type { LedgerContext } from './ledger-context.ts';
 import { requireSessionRow, requireTurnRow } from './store/chain.ts';
@@ -20,27 +19,28 @@ export interface CreateSessionInput {
   strategy?: string;
 }
 
-export function createSession(ledger: LedgerContext, input: CreateSessionInput = {}): Session {
+export async function createSession(ledger: LedgerContext, input: CreateSessionInput = {}): Promise<Session> {
   const settings = validateSettings(input.settings);
   const compactionStrategy = input.strategy === undefined ? null : requireStrategy(ledger, input.strategy).name;
-  const row = ledger.database.transaction((db) =>
-    db
-      .insert(agentSessions)
-      .values({
-        id: ledger.generateId('session'),
-        label: input.label ?? null,
-        createdAt: ledger.now(),
-        compactionStrategy,
-        ...settings,
-      })
-      .returning()
-      .get(),
-  );
+  const row: SessionRecord = {
+    id: ledger.generateId('session'),
+    label: input.label ?? null,
+    headTurnId: null,
+    parentSessionId: null,
+    forkedFromTurnId: null,
+    rebuildFromRaw: false,
+    ignoreCompactionsThroughDepth: null,
+    compactionStrategy,
+    calibration: null,
+    createdAt: ledger.now(),
+    ...settings,
+  };
+  await ledger.store.insertSession(row);
   return sessionFromRow(row);
 }
 
-export function getSession(ledger: LedgerContext, sessionId: string): Session {
-  return sessionFromRow(requireSessionRow(ledger.database.db, sessionId));
+export async function getSession(ledger: LedgerContext, sessionId: string): Promise<Session> {
+  return sessionFromRow(await requireSessionRow(ledger.store, sessionId));
 }
 
 export interface ListSessionsOptions {
@@ -48,15 +48,9 @@ export interface ListSessionsOptions {
   offset?: number;
 }
 
-export function listSessions(ledger: LedgerContext, options: ListSessionsOptions = {}): Session[] {
-  return ledger.database.db
-    .select()
-    .from(agentSessions)
-    .orderBy(desc(agentSessions.createdAt), asc(agentSessions.id))
-    .limit(options.limit ?? 100)
-    .offset(options.offset ?? 0)
-    .all()
-    .map(sessionFromRow);
+export async function listSessions(ledger: LedgerContext, options: ListSessionsOptions = {}): Promise<Session[]> {
+  const rows = await ledger.store.listSessions({ limit: options.limit ?? 100, offset: options.offset ?? 0 });
+  return rows.map(sessionFromRow);
 }
 
 export interface ForkOptions {
@@ -79,39 +73,35 @@ export interface Fork {
   forkPointSummarizedBy: string | null;
 }
 
-export function forkFrom(ledger: LedgerContext, turnId: string, options: ForkOptions): Fork {
+export async function forkFrom(ledger: LedgerContext, turnId: string, options: ForkOptions): Promise<Fork> {
   const strategy = options.strategy === undefined ? undefined : requireStrategy(ledger, options.strategy).name;
-  const row = ledger.database.transaction((db) => {
-    const turn = requireTurnRow(db, turnId);
-    const source = requireSessionRow(db, turn.sessionId);
+  const row = await ledger.store.transaction(async (tx) => {
+    const turn = await requireTurnRow(tx, turnId);
+    const source = await requireSessionRow(tx, turn.sessionId);
     const { settings, calibration } = forkSettings(source, options.settings);
-    const fork = db
-      .insert(agentSessions)
-      .values({
-        id: ledger.generateId('session'),
-        label: options.label ?? null,
-        compactionStrategy: strategy ?? source.compactionStrategy,
-        headTurnId: turn.id,
-        parentSessionId: turn.sessionId,
-        forkedFromTurnId: turn.id,
-        rebuildFromRaw: options.full ?? false,
-        // A fork sees what its fork point saw: it inherits the source's floor, and `full` raises it.
-        ignoreCompactionsThroughDepth: options.full ? turn.depth : source.ignoreCompactionsThroughDepth,
-        calibration,
-        createdAt: ledger.now(),
-        ...settings,
-      })
-      .returning()
-      .get();
+    const fork: SessionRecord = {
+      id: ledger.generateId('session'),
+      label: options.label ?? null,
+      compactionStrategy: strategy ?? source.compactionStrategy,
+      headTurnId: turn.id,
+      parentSessionId: turn.sessionId,
+      forkedFromTurnId: turn.id,
+      rebuildFromRaw: options.full ?? false,
+      // A fork sees what its fork point saw: it inherits the source's floor, and `full` raises it.
+      ignoreCompactionsThroughDepth: options.full ? turn.depth : source.ignoreCompactionsThroughDepth,
+      calibration,
+      createdAt: ledger.now(),
+      ...settings,
+    };
+    await tx.insertSession(fork);
     // Topics dropped in the source stay dropped in the fork, which may then restore them on its own.
-    copyDrops(db, source.id, fork.id, ledger.now());
-    return fork;
+    await copyDrops(tx, source.id, fork.id, ledger.now());
+    return { fork, turn };
   });
-  const forkPointRow = requireTurnRow(ledger.database.db, turnId);
   return {
-    session: sessionFromRow(row),
-    baseCompactionId: effectiveCompaction(ledger.database.db, forkPointRow, row)?.id ?? null,
-    forkPointSummarizedBy: findCompactionThatSummarized(ledger, forkPointRow.id)?.id ?? null,
+    session: sessionFromRow(row.fork),
+    baseCompactionId: (await effectiveCompaction(ledger.store, row.turn, row.fork))?.id ?? null,
+    forkPointSummarizedBy: (await findCompactionThatSummarized(ledger, row.turn.id))?.id ?? null,
   };
 }
 
@@ -120,7 +110,7 @@ export function forkFrom(ledger: LedgerContext, turnId: string, options: ForkOpt
  * its own window: other settings given are taken in the user's units and rescaled like the rest.
  */
 function forkSettings(
-  source: AgentSessionRow,
+  source: SessionRecord,
   given: Partial<SessionSettings> | undefined,
 ): { settings: SessionSettings; calibration: SessionCalibration | null } {
   const inherited = source.calibration as SessionCalibration | null;
@@ -144,20 +134,15 @@ export interface SessionTree {
 }
 
 /** The session and every fork below it, recursively, forks in creation order. */
-export function tree(ledger: LedgerContext, sessionId: string): SessionTree {
-  const db = ledger.database.db;
-  const root = sessionFromRow(requireSessionRow(db, sessionId));
-  const depthOf = (turnId: string | null) => (turnId ? requireTurnRow(db, turnId).depth : -1);
-  const build = (session: Session): SessionTree => {
+export async function tree(ledger: LedgerContext, sessionId: string): Promise<SessionTree> {
+  const store = ledger.store;
+  const root = sessionFromRow(await requireSessionRow(store, sessionId));
+  const depthOf = async (turnId: string | null) => (turnId ? (await requireTurnRow(store, turnId)).depth : -1);
+  const build = async (session: Session): Promise<SessionTree> => {
     // Own turns are the depths between the fork point and the head: no count over the table.
-    const ownTurns = Math.max(0, depthOf(session.headTurnId) - depthOf(session.forkedFromTurnId));
-    const forks = db
-      .select()
-      .from(agentSessions)
-      .where(eq(agentSessions.parentSessionId, session.id))
-      .orderBy(asc(agentSessions.createdAt), asc(agentSessions.id))
-      .all()
-      .map((row) => build(sessionFromRow(row)));
+    const ownTurns = Math.max(0, (await depthOf(session.headTurnId)) - (await depthOf(session.forkedFromTurnId)));
+    const forks: SessionTree[] = [];
+    for (const row of await store.childSessions(session.id)) forks.push(await build(sessionFromRow(row)));
     return { session, ownTurns, forks };
   };
   return build(root);

@@ -1,5 +1,6 @@
 import { type CompactionTurn, type ContentBlock, countContentTokens, estimateTokenCounter, type NormalTurn } from '@nexus/core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { openRawSqlite, withTurnTriggersLifted } from '@nexus/db/testing';
 import { assembleContext, CONTINUATION_MARKER, renderSummaryBlock } from '../src/index.ts';
 import {
   apiShapeProblems,
@@ -352,9 +353,11 @@ describe('buildContext cost is independent of history length', () => {
     const { ledger } = big;
     const firstKept = await ledger.getTurn(compaction.firstKeptTurnId as string);
     // Any read of these rows now fails while parsing their JSON content.
-    const corrupted = ledger.database.sqlite
-      .prepare("UPDATE agent_turns SET content = '{not json' WHERE turn_type = 'normal' AND depth < ?")
-      .run(firstKept.depth);
+    const raw = openRawSqlite(big.file);
+    const corrupted = withTurnTriggersLifted(raw, () =>
+      raw.prepare("UPDATE agent_turns SET content = '{not json' WHERE turn_type = 'normal' AND depth < ?").run(firstKept.depth),
+    );
+    raw.close();
     expect(corrupted.changes).toBe(firstKept.depth);
     await expect(ledger.getTurn(compaction.summarizedThroughTurnId)).rejects.toThrow();
 

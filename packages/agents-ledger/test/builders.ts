@@ -17,6 +17,7 @@ import {
   toolUseIds,
 } from '@nexus/core';
 import type { SummarizeInput, SummarizeResult, Summarizer } from '@nexus/summarizers';
+import { openRawSqlite } from '@nexus/db/testing';
 import type { AgentsLedger, AgentsLedgerOptions, AppendTurnInput, BuiltContext } from '../src/index.ts';
 import { openAgentsLedger } from '../src/index.ts';
 
@@ -108,12 +109,12 @@ export interface TempLedger {
   dir: string;
   file: string;
   /** Opens another ledger on the same file (random ids unless `generateId` is given). */
-  reopen(options?: Omit<AgentsLedgerOptions, 'database'>): AgentsLedger;
+  reopen(options?: Omit<AgentsLedgerOptions, 'store'>): AgentsLedger;
   /** Closes every ledger this helper opened and removes the directory. */
   cleanup(): void;
 }
 
-export function openTempLedger(options: Omit<AgentsLedgerOptions, 'database'> = {}): TempLedger {
+export function openTempLedger(options: Omit<AgentsLedgerOptions, 'store'> = {}): TempLedger {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ledger-'));
   const file = path.join(dir, 'ledger.db');
   const opened: AgentsLedger[] = [];
@@ -172,9 +173,14 @@ export async function sessionHistory(ledger: AgentsLedger, sessionId: string): P
   return session.headTurnId ? fullHistory(ledger, session.headTurnId) : [];
 }
 
+/** Rows in a table of the ledger's file, read as another program would (tests only). */
 export function countRows(ledger: AgentsLedger, table: 'agent_turns' | 'agent_sessions'): number {
-  const row = ledger.database.sqlite.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number };
-  return row.n;
+  const raw = openRawSqlite(ledger.store.location, { readonly: true });
+  try {
+    return (raw.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
+  } finally {
+    raw.close();
+  }
 }
 
 /** Appends `count` alternating user/assistant prose turns in one batch. */

@@ -276,7 +276,7 @@ class Model {
     // The cut: summarizedThrough is the normal turn right before firstKept, inside the window.
     const viewIndex = session.line.length - 1;
     const previousIndex = this.effectiveCompactionIndex(session.line, viewIndex, session, false);
-    const windowStart = previousIndex < 0 ? 0 : this.rawStart(session.line, previousIndex);
+    const windowStart = previousIndex < 0 ? 0 : await this.rawStart(session.line, previousIndex);
     const windowIds = session.line.slice(windowStart).filter((id) => this.info.get(id)?.kind === 'normal');
     const throughIndex = windowIds.indexOf(compaction.summarizedThroughTurnId);
     expect(throughIndex).toBeGreaterThanOrEqual(0);
@@ -294,12 +294,10 @@ class Model {
     expect((await this.ledger.contextUsage(session.id)).contextTokens).toBe(compaction.tokensAfter);
   }
 
-  rawStart(line: readonly string[], compactionIndex: number): number {
+  async rawStart(line: readonly string[], compactionIndex: number): Promise<number> {
     const compaction = line[compactionIndex] as string;
-    const row = this.ledger.database.sqlite
-      .prepare('SELECT first_kept_turn_id AS firstKept FROM agent_turns WHERE id = ?')
-      .get(compaction) as { firstKept: string | null };
-    return row.firstKept === null ? compactionIndex + 1 : line.indexOf(row.firstKept);
+    const firstKept = (await this.ledger.store.getTurn(compaction))?.firstKeptTurnId ?? null;
+    return firstKept === null ? compactionIndex + 1 : line.indexOf(firstKept);
   }
 
   async fork(source: SessionModel, at: number, fromEnd: boolean, full: boolean): Promise<void> {
@@ -372,7 +370,7 @@ class Model {
     // Included turns are the newest of the candidates, dropped ones the oldest, nothing else.
     const compactionIndex = this.effectiveCompactionIndex(line, index, view, op.full);
     expect(context.compactionTurnId).toBe(compactionIndex < 0 ? null : line[compactionIndex]);
-    const start = compactionIndex < 0 ? 0 : this.rawStart(line, compactionIndex);
+    const start = compactionIndex < 0 ? 0 : await this.rawStart(line, compactionIndex);
     const candidates = line.slice(start, index + 1).filter((id) => this.info.get(id)?.kind === 'normal');
     expect(candidates.slice(candidates.length - context.includedTurnIds.length)).toEqual(context.includedTurnIds);
     const dropped = new Set(context.droppedTurnIds);
@@ -481,11 +479,8 @@ async function run(model: Model, ops: readonly Op[]): Promise<void> {
 }
 
 /** The previous compaction a compaction folded in (not part of the public Turn shape). */
-function previousCompactionId(ledger: AgentsLedger, compactionId: string): string | null {
-  const row = ledger.database.sqlite
-    .prepare('SELECT previous_compaction_id AS previous FROM agent_turns WHERE id = ?')
-    .get(compactionId) as { previous: string | null };
-  return row.previous;
+async function previousCompactionId(ledger: AgentsLedger, compactionId: string): Promise<string | null> {
+  return (await ledger.store.getTurn(compactionId))?.previousCompactionId ?? null;
 }
 
 async function checkFinalInvariants(model: Model, finalBudgets: readonly (number | undefined)[]): Promise<void> {
@@ -508,7 +503,7 @@ async function checkFinalInvariants(model: Model, finalBudgets: readonly (number
     const head = stored.headTurnId as string;
     const headContext = await ledger.buildContext(head, { sessionId: session.id });
     const chain: string[] = [];
-    for (let id = headContext.compactionTurnId; id !== null; id = previousCompactionId(ledger, id)) chain.push(id);
+    for (let id = headContext.compactionTurnId; id !== null; id = await previousCompactionId(ledger, id)) chain.push(id);
     const owners = new Map<string, string>();
     for (const [position, compactionId] of chain.entries()) {
       const compaction = await ledger.getTurn(compactionId);

@@ -34,3 +34,5 @@ export type {
 } from './store/turn-store.ts';
 export type { TurnWrites } from './turn-writes.ts';
 export { turnWrites } from './turn-writes.ts';
+export type { OpenLedgerStoreOptions } from './open-ledger-store.ts';
+export { openLedgerStore } from './open-ledger-store.ts';

@@ -2,10 +2,10 @@
 // both shapes.
 
 import type { ContentBlock, Session, SessionCalibration, Turn } from '@nexus/core';
-import type { AgentSessionRow, AgentTurnRow } from '@nexus/db';
+import type { SessionRecord, StoredTurn } from '@nexus/db';
 
 /** `eventIds` comes from turn_events; readers that show links pass it (see store/event-links.ts). */
-export function turnFromRow(row: AgentTurnRow, eventIds: string[] = []): Turn {
+export function turnFromRow(row: StoredTurn, eventIds: string[] = []): Turn {
   const base = {
     id: row.id,
     sessionId: row.sessionId,
@@ -42,7 +42,7 @@ export function turnFromRow(row: AgentTurnRow, eventIds: string[] = []): Turn {
   };
 }
 
-export function sessionFromRow(row: AgentSessionRow): Session {
+export function sessionFromRow(row: SessionRecord): Session {
   return {
     id: row.id,
     label: row.label,
