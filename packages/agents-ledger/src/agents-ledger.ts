@@ -26,6 +26,7 @@ import { createUnionFindStrategy } from './compaction/union-find-strategy.ts';
 import { buildHybridContext } from './context/hybrid-context.ts';
 import { semanticQuery } from './context/semantic-query.ts';
 import { checkLedger, type Problem } from './doctor.ts';
+import { HeadCache } from './head-cache.ts';
 import {
   findCompactionThatSummarized,
   findLatestCompaction,
@@ -154,6 +155,7 @@ export function createAgentsLedger(options: AgentsLedgerOptions): AgentsLedger {
     forestConfig: options.forest ?? {},
     forests: new ForestCache(),
     appendQueue: new SessionQueue(),
+    heads: new HeadCache(),
     now: options.now ?? Date.now,
     generateId: options.generateId ?? generateId,
     ...(options.embedder ? { embedder: options.embedder } : {}),

@@ -83,25 +83,36 @@ async function writeWithRetry(
   sessionId: string,
   prepared: readonly PreparedTurn[],
 ): Promise<NormalTurn[]> {
+  const expected = prepared[0]?.input.expectedHeadTurnId;
   for (let attempt = 1; ; attempt += 1) {
-    // Plan against the head as read now; the store writes only if it is still the head.
-    const session = await requireSessionRow(ledger.store, sessionId);
-    const planned = await planAppend(ledger, session, prepared);
+    // Plan on the head this process last wrote, or as read now; either way the store writes only
+    // if it is still the head. A caller's expected head that differs from the cached one is
+    // checked against what is stored, never against the cache.
+    const cached = attempt === 1 ? ledger.heads.get(sessionId) : undefined;
+    const known = cached && (expected === undefined || expected === (cached.head?.id ?? null)) ? cached : undefined;
+    const session = known?.session ?? (await requireSessionRow(ledger.store, sessionId));
+    const head = known ? known.head : session.headTurnId ? await requireTurnRow(ledger.store, session.headTurnId) : null;
+    const planned = await planAppend(ledger, session, head, prepared);
     const outcome = await ledger.store.appendToSession({
       sessionId,
-      expectedHeadTurnId: session.headTurnId,
+      expectedHeadTurnId: head?.id ?? null,
       turns: planned.map((item) => item.row),
       eventLinks: planned.flatMap((item) => [...new Set(item.eventIds)].map((eventId) => ({ turnId: item.row.id, eventId }))),
     });
-    if (outcome.written)
+    if (outcome.written) {
+      const last = planned.at(-1)?.row ?? head;
+      ledger.heads.remember(sessionId, { session: { ...session, headTurnId: last?.id ?? null }, head: last });
       return planned.map(({ row, eventIds }) => turnFromRow({ ...row, hasChildren: false }, eventIds) as NormalTurn);
+    }
+    ledger.heads.forget(sessionId);
+    // The cache was behind (a compaction, another process): plan again on what is stored.
+    if (known) continue;
     // Another writer moved the head. A caller that named the head it saw gets the conflict; one
     // that did not simply goes after the new head.
-    const expected = prepared[0]?.input.expectedHeadTurnId;
     if (expected !== undefined || attempt >= APPEND_ATTEMPTS)
-      throw new HeadConflictError(sessionId, expected ?? session.headTurnId, outcome.actualHeadTurnId);
+      throw new HeadConflictError(sessionId, expected ?? head?.id ?? null, outcome.actualHeadTurnId);
     // Writers that keep meeting each other back off a little, by a random amount, so one wins.
-    if (attempt > 1) await new Promise((resolve) => setTimeout(resolve, Math.random() * attempt));
+    if (attempt > 2) await new Promise((resolve) => setTimeout(resolve, Math.random() * attempt));
   }
 }
 
@@ -120,10 +131,11 @@ interface PreparedTurn {
 async function planAppend(
   ledger: LedgerContext,
   session: SessionRecord,
+  start: TurnRecord | null,
   prepared: readonly PreparedTurn[],
 ): Promise<Array<{ row: TurnRecord; eventIds: string[] }>> {
   const sessionId = session.id;
-  let head: TurnRecord | null = session.headTurnId ? await requireTurnRow(ledger.store, session.headTurnId) : null;
+  let head = start;
   const planned: Array<{ row: TurnRecord; eventIds: string[] }> = [];
   for (const { input, role, content, timestamp, metadata, eventIds, tokenCount, toolCallCount } of prepared) {
     if (input.expectedHeadTurnId !== undefined && input.expectedHeadTurnId !== (head?.id ?? null)) {

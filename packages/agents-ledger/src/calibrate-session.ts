@@ -63,6 +63,8 @@ export async function calibrateSession(ledger: LedgerContext, sessionId: string,
     const updated = await tx.updateSessionSettings(sessionId, { ...(settings ?? current), calibration });
     return { updated: updated ?? session, unusable };
   });
+  // The settings an append checks a message against changed: its cached session row is stale.
+  ledger.heads.forget(sessionId);
   if (row.unusable) throw row.unusable;
   return sessionFromRow(row.updated);
 }

@@ -6,6 +6,7 @@ import type { LedgerDatabase, LedgerStore } from '@nexus/db';
 import type { ForestConfig } from '@nexus/forest';
 import type { Summarizer } from '@nexus/summarizers';
 import type { CompactionStrategy } from './compaction/compaction-strategy.ts';
+import type { HeadCache } from './head-cache.ts';
 import type { SessionQueue } from './session-queue.ts';
 import type { ForestCache } from './topics/forest-cache.ts';
 
@@ -23,6 +24,8 @@ export interface LedgerContext {
   forests: ForestCache;
   /** Appends to one session from this ledger, one after another (session-queue.ts). */
   appendQueue: SessionQueue;
+  /** The head this process last wrote per session, so appends plan without reads (head-cache.ts). */
+  heads: HeadCache;
   now: () => number;
   generateId: IdGenerator;
   /** Embeds turns for recall beside bm25 (context/semantic-query.ts); none by default. */
