@@ -36,5 +36,6 @@ export type { TurnWrites } from './turn-writes.ts';
 export { turnWrites } from './turn-writes.ts';
 export type { OpenLedgerStoreOptions } from './open-ledger-store.ts';
 export { openLedgerStore } from './open-ledger-store.ts';
+export type { AppendedEventRecord, AppendEvents, EventKey, EventPageQuery, EventRecord, EventTail } from './store/event-store.ts';
 export type { TranscriptLineRecord, TranscriptSourceRecord } from './store/import-store.ts';
 export type { CompactionPointers, LinePosition, ScanPage, ToolCallingTurn } from './store/maintenance-store.ts';
