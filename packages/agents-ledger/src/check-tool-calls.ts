@@ -5,6 +5,7 @@
 // knows which calls never ran to the end.
 
 import { type ContentBlock, toolResultIds, toolUseIds } from '@nexus/core';
+import type { LinePosition } from '@nexus/db';
 import type { LedgerContext } from './ledger-context.ts';
 
 export interface DanglingToolCall {
@@ -13,47 +14,39 @@ export interface DanglingToolCall {
   toolUseIds: string[];
 }
 
-interface CallingTurn {
-  id: string;
-  sessionId: string;
-  depth: number;
-  content: string;
-}
+/** Calling turns read per page of the scan. */
+const SCAN_PAGE = 200;
+/** How far past a call its answer is looked for on a line (compactions linked in are skipped). */
+const LOOK_AHEAD = 8;
 
-export function findDanglingToolCalls(ledger: LedgerContext): DanglingToolCall[] {
-  const { sqlite } = ledger.database;
-  const forksAt = new Map<string, string[]>();
-  const forks = sqlite
-    .prepare('SELECT id, forked_from_turn_id AS turnId FROM agent_sessions WHERE forked_from_turn_id IS NOT NULL')
-    .all() as Array<{
-    id: string;
-    turnId: string;
-  }>;
-  for (const fork of forks) forksAt.set(fork.turnId, [...(forksAt.get(fork.turnId) ?? []), fork.id]);
-  // The next few turns after a depth on one session's line; compactions linked in are skipped.
-  const nextTurns = sqlite.prepare(
-    'SELECT turn_type AS turnType, role, content FROM agent_turns WHERE session_id = ? AND depth > ? ORDER BY depth LIMIT 8',
-  );
-  const calling = sqlite
-    .prepare(
-      "SELECT id, session_id AS sessionId, depth, content FROM agent_turns WHERE turn_type = 'normal' AND tool_call_count > 0 ORDER BY session_id, depth",
-    )
-    .iterate() as Iterable<CallingTurn>;
+export async function findDanglingToolCalls(ledger: LedgerContext): Promise<DanglingToolCall[]> {
+  const { store } = ledger;
   const dangling: DanglingToolCall[] = [];
-  for (const turn of calling) {
-    const calls = toolUseIds(JSON.parse(turn.content) as ContentBlock[]);
-    for (const sessionId of [turn.sessionId, ...(forksAt.get(turn.id) ?? [])]) {
-      const rows = nextTurns.all(sessionId, turn.depth) as Array<{ turnType: string; role: string; content: string | null }>;
-      const next = rows.find((row) => row.turnType === 'normal');
-      const answered = new Set(
-        next?.role === 'user' && next.content ? toolResultIds(JSON.parse(next.content) as ContentBlock[]) : [],
-      );
-      const open = calls.filter((id) => !answered.has(id));
-      // A fork with no turn of its own yet continues nothing: only its own line can leave a call open.
-      if (open.length > 0 && (next || sessionId === turn.sessionId)) {
-        dangling.push({ turnId: turn.id, sessionId, toolUseIds: open });
+  let after: LinePosition | undefined;
+  for (;;) {
+    const calling = await store.toolCallingTurns(after ? { after, limit: SCAN_PAGE } : { limit: SCAN_PAGE });
+    const forksAt = await store.sessionsForkedAt(calling.map((turn) => turn.id));
+    for (const turn of calling) {
+      const calls = toolUseIds(turn.content as ContentBlock[]);
+      for (const sessionId of [turn.sessionId, ...(forksAt.get(turn.id) ?? [])]) {
+        // The next few turns after the call on one session's line.
+        const rows = await store.chainPage({
+          sessionId,
+          fromDepth: turn.depth + 1,
+          toDepth: turn.depth + LOOK_AHEAD,
+          limit: LOOK_AHEAD,
+        });
+        const next = rows.find((row) => row.turnType === 'normal');
+        const answered = new Set(next?.role === 'user' && next.content ? toolResultIds(next.content as ContentBlock[]) : []);
+        const open = calls.filter((id) => !answered.has(id));
+        // A fork with no turn of its own yet continues nothing: only its own line can leave a call open.
+        if (open.length > 0 && (next || sessionId === turn.sessionId)) {
+          dangling.push({ turnId: turn.id, sessionId, toolUseIds: open });
+        }
       }
     }
+    const last = calling.at(-1);
+    if (!last || calling.length < SCAN_PAGE) return dangling;
+    after = { sessionId: last.sessionId, depth: last.depth };
   }
-  return dangling;
 }

@@ -4,6 +4,7 @@
 // turn has at most one compactor), and so is every union-find forest (topics/check-forests.ts).
 // Reports problems as data; never repairs anything.
 
+import type { CompactionPointers, LinePosition } from '@nexus/db';
 import { findDanglingToolCalls } from './check-tool-calls.ts';
 import type { LedgerContext } from './ledger-context.ts';
 import { checkForests } from './topics/check-forests.ts';
@@ -16,46 +17,22 @@ export interface Problem {
   severity?: 'error' | 'warning';
 }
 
-interface CompactionRow {
-  id: string;
-  sessionId: string;
-  depth: number;
-  summarizedThroughTurnId: string;
-  firstKeptTurnId: string | null;
-  previousCompactionId: string | null;
-  coversFromDepth: number | null;
-  summarizedThroughDepth: number | null;
-  throughExists: number;
-  throughDepth: number | null;
-  keptDepth: number | null;
-}
+/** Compactions read per page of the scan: memory stays flat however many the ledger holds. */
+const SCAN_PAGE = 500;
 
-export function checkLedger(ledger: LedgerContext): Problem[] {
-  const { sqlite } = ledger.database;
+export async function checkLedger(ledger: LedgerContext): Promise<Problem[]> {
+  const { store } = ledger;
   const problems: Problem[] = [];
-  try {
-    sqlite.prepare("INSERT INTO turns_fts (turns_fts, rank) VALUES ('integrity-check', 1)").run();
-  } catch (error) {
+  const indexProblem = await store.checkTurnSearchIndex();
+  if (indexProblem !== null) {
     problems.push({
       code: 'SEARCH_INDEX_MISMATCH',
-      message: `The turn search index does not match the turns (${(error as Error).message}); rebuild it with INSERT INTO turns_fts(turns_fts) VALUES ('rebuild').`,
+      message: `The turn search index does not match the turns (${indexProblem}).`,
       ids: [],
     });
   }
-  const compactions = sqlite
-    .prepare(
-      `SELECT c.id, c.session_id AS sessionId, c.depth, c.summarized_through_turn_id AS summarizedThroughTurnId,
-              c.first_kept_turn_id AS firstKeptTurnId, c.previous_compaction_id AS previousCompactionId,
-              c.covers_from_depth AS coversFromDepth, c.summarized_through_depth AS summarizedThroughDepth,
-              (t.id IS NOT NULL) AS throughExists, t.depth AS throughDepth, k.depth AS keptDepth
-       FROM agent_turns c
-       LEFT JOIN agent_turns t ON t.id = c.summarized_through_turn_id
-       LEFT JOIN agent_turns k ON k.id = c.first_kept_turn_id
-       WHERE c.turn_type = 'compaction' ORDER BY c.session_id, c.depth`,
-    )
-    .all() as CompactionRow[];
-  let previousInSession: CompactionRow | null = null;
-  for (const compaction of compactions) {
+  let previousInSession: CompactionPointers | null = null;
+  for await (const compaction of scan((page) => store.compactionPointers(page))) {
     const problem = (code: string, message: string, ids: string[]) =>
       problems.push({ code, message, ids: [compaction.id, ...ids] });
     if (!compaction.throughExists)
@@ -69,7 +46,8 @@ export function checkLedger(ledger: LedgerContext): Problem[] {
         compaction.firstKeptTurnId ?? '',
       ]);
     }
-    const sameSession = previousInSession?.sessionId === compaction.sessionId ? previousInSession : null;
+    const sameSession: CompactionPointers | null =
+      previousInSession?.sessionId === compaction.sessionId ? previousInSession : null;
     if (
       sameSession?.summarizedThroughDepth != null &&
       compaction.coversFromDepth !== null &&
@@ -85,8 +63,8 @@ export function checkLedger(ledger: LedgerContext): Problem[] {
     }
     previousInSession = compaction;
   }
-  problems.push(...checkForests(ledger));
-  for (const call of findDanglingToolCalls(ledger)) {
+  problems.push(...(await checkForests(ledger)));
+  for (const call of await findDanglingToolCalls(ledger)) {
     problems.push({
       code: 'DANGLING_TOOL_CALL',
       message:
@@ -97,4 +75,19 @@ export function checkLedger(ledger: LedgerContext): Problem[] {
     });
   }
   return problems;
+}
+
+/** Every row of a scan over (sessionId, depth), a page at a time. */
+export async function* scan<Row extends LinePosition>(
+  read: (page: { after?: LinePosition; limit: number }) => Promise<Row[]>,
+  limit = SCAN_PAGE,
+): AsyncGenerator<Row> {
+  let after: LinePosition | undefined;
+  for (;;) {
+    const page = await read(after ? { after, limit } : { limit });
+    yield* page;
+    const last = page.at(-1);
+    if (!last || page.length < limit) return;
+    after = { sessionId: last.sessionId, depth: last.depth };
+  }
 }

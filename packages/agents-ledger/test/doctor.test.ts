@@ -7,6 +7,7 @@ import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import type { Turn } from '@nexus/core';
+import { openRawSqlite, type RawSqlite } from '@nexus/db/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type AgentsLedger, openAgentsLedger } from '../src/index.ts';
 import {
@@ -41,8 +42,15 @@ async function compactWhileNeeded(ledger: AgentsLedger, sessionId: string, turns
   }
 }
 
-function turnRow(ledger: AgentsLedger, turnId: string): { rowid: number; search_text: string } {
-  return ledger.database.sqlite.prepare('SELECT rowid, search_text FROM agent_turns WHERE id = ?').get(turnId) as {
+/** The ledger file as another program sees it: to count rows, or to damage the search index. */
+function rawFile(file: string): RawSqlite {
+  const sqlite = openRawSqlite(file);
+  cleanups.push(() => sqlite.close());
+  return sqlite;
+}
+
+function turnRow(sqlite: RawSqlite, turnId: string): { rowid: number; search_text: string } {
+  return sqlite.prepare('SELECT rowid, search_text FROM agent_turns WHERE id = ?').get(turnId) as {
     rowid: number;
     search_text: string;
   };
@@ -57,7 +65,7 @@ describe('doctor on a healthy ledger', () => {
   });
 
   it('reports nothing with compactions, forks, full forks, forks of forks and their own compactions', async () => {
-    const { ledger } = temp();
+    const { ledger, file } = temp();
     const source = await newSession(ledger);
     await compactWhileNeeded(ledger, source.id, 50, 1);
     const history = await sessionHistory(ledger, source.id);
@@ -73,7 +81,7 @@ describe('doctor on a healthy ledger', () => {
     await compactWhileNeeded(ledger, nested.session.id, 25, 900);
     // The source goes on after being forked.
     await compactWhileNeeded(ledger, source.id, 20, 1000);
-    const everyCompaction = ledger.database.sqlite
+    const everyCompaction = rawFile(file)
       .prepare("SELECT count(*) AS n FROM agent_turns WHERE turn_type = 'compaction'")
       .get() as { n: number };
     expect(everyCompaction.n).toBeGreaterThan(compactions.length + forks.length);
@@ -83,14 +91,15 @@ describe('doctor on a healthy ledger', () => {
 
 describe('doctor on a desynchronized search index', () => {
   it('reports SEARCH_INDEX_MISMATCH when one turn is missing from the index', async () => {
-    const { ledger } = temp();
+    const { ledger, file } = temp();
+    const sqlite = rawFile(file);
     const session = await newSession(ledger);
     const ids = await appendConversation(ledger, session.id, 6, 30);
     await ledger.appendTurn(session.id, userTurn('The axolotl ate the schema.'));
     expect((await ledger.search('axolotl')).hits).toHaveLength(1);
     const victim = (await sessionHistory(ledger, session.id)).at(-1) as Turn;
-    const row = turnRow(ledger, victim.id);
-    ledger.database.sqlite
+    const row = turnRow(sqlite, victim.id);
+    sqlite
       .prepare("INSERT INTO turns_fts (turns_fts, rowid, search_text) VALUES ('delete', ?, ?)")
       .run(row.rowid, row.search_text);
 
@@ -103,27 +112,28 @@ describe('doctor on a desynchronized search index', () => {
     expect(ids.length).toBe(6);
 
     // The repair the message names brings it back, and doctor is quiet again.
-    ledger.database.sqlite.prepare("INSERT INTO turns_fts (turns_fts) VALUES ('rebuild')").run();
+    sqlite.prepare("INSERT INTO turns_fts (turns_fts) VALUES ('rebuild')").run();
     expect(await ledger.doctor()).toEqual([]);
     expect((await ledger.search('axolotl')).hits.map((hit) => hit.turnId)).toEqual([victim.id]);
   });
 
   it('reports SEARCH_INDEX_MISMATCH for an index entry with no turn, and for a stale text', async () => {
-    const { ledger } = temp();
+    const { ledger, file } = temp();
     const session = await newSession(ledger);
     await appendConversation(ledger, session.id, 4, 30);
-    ledger.database.sqlite.prepare('INSERT INTO turns_fts (rowid, search_text) VALUES (?, ?)').run(9999, 'phantom words');
+    rawFile(file).prepare('INSERT INTO turns_fts (rowid, search_text) VALUES (?, ?)').run(9999, 'phantom words');
     expect((await ledger.doctor()).map((problem) => problem.code)).toEqual(['SEARCH_INDEX_MISMATCH']);
 
     const other = temp();
     const otherSession = await newSession(other.ledger);
     const [first] = await appendConversation(other.ledger, otherSession.id, 3, 30);
-    const row = turnRow(other.ledger, first as string);
+    const otherSqlite = rawFile(other.file);
+    const row = turnRow(otherSqlite, first as string);
     // Index the turn under words it does not hold.
-    other.ledger.database.sqlite
+    otherSqlite
       .prepare("INSERT INTO turns_fts (turns_fts, rowid, search_text) VALUES ('delete', ?, ?)")
       .run(row.rowid, row.search_text);
-    other.ledger.database.sqlite.prepare('INSERT INTO turns_fts (rowid, search_text) VALUES (?, ?)').run(row.rowid, 'stale text');
+    otherSqlite.prepare('INSERT INTO turns_fts (rowid, search_text) VALUES (?, ?)').run(row.rowid, 'stale text');
     expect((await other.ledger.doctor()).map((problem) => problem.code)).toEqual(['SEARCH_INDEX_MISMATCH']);
   });
 });
@@ -206,7 +216,9 @@ describe('a writer killed with SIGKILL between and inside its batches and compac
       const reopened = openTempReopen(file);
 
       expect(await reopened.doctor(), run.about).toEqual([]);
-      expect(reopened.database.sqlite.pragma('integrity_check', { simple: true }), run.about).toBe('ok');
+      const checked = rawFile(file);
+      expect(checked.pragma('integrity_check', { simple: true }), run.about).toBe('ok');
+      checked.close();
 
       const history = await sessionHistory(reopened, session.id);
       const normal = history.filter((turn) => turn.turnType === 'normal');
