@@ -1,7 +1,7 @@
 // The one place that knows what the SQLite driver throws. Everything above the db package sees
 // LedgerErrors with stable codes, never a raw driver error.
 
-import { type MatchPlan, SearchSyntaxError, StorageError } from '@nexus/core';
+import { StorageError } from '@nexus/core';
 
 export class DatabaseBusyError extends StorageError {
   override readonly code = 'DATABASE_BUSY';
@@ -24,13 +24,6 @@ export function fromDriverError(error: unknown): unknown {
   return new StorageError(`The ledger database refused the operation (${code}): ${error.message}`, { cause: error });
 }
 
-/** Runs a search; for an advanced (FTS5 syntax) query, an error from SQLite is the query's fault. */
-export function withSearchErrors<T>(plan: MatchPlan, work: () => T): T {
-  try {
-    return work();
-  } catch (error) {
-    if (plan.advanced && error instanceof Error && error.name === 'SqliteError')
-      throw new SearchSyntaxError(plan.query, error.message);
-    throw fromDriverError(error);
-  }
-}
+// TRANSITIONAL (issue 14): what an FTS5 error in an advanced query means lives with the SQLite
+// search queries now; re-exported until the package index stops exporting it.
+export { withSearchErrors } from './sqlite/fts5-query.ts';
