@@ -1,11 +1,10 @@
-// The record of what was imported: transcript_sources (source session → ledger session) and
-// transcript_lines (source line → turn), read and written with statements prepared once per
-// database. The primary key (source_key, line_id) makes each lookup one index probe, so a re-run
-// over a transcript costs O(lines), whatever the ledger holds.
+// The record of what was imported, over the ledger's store (ImportStore in @nexus/db): which ledger
+// session each source session became, and which turn holds each source line. Lines are recorded
+// after the turns holding them are written, buffered and written a batch at a time (one store write
+// per batch of turns, not one per line); lookups see the buffered lines too. Each lookup is by the
+// source's key, so a re-run over a transcript costs O(lines), whatever the ledger holds.
 
 import type { AgentsLedger } from '@nexus/agents-ledger';
-
-type Sqlite = AgentsLedger['database']['sqlite'];
 
 export interface SourceRecord {
   sessionId: string;
@@ -13,48 +12,71 @@ export interface SourceRecord {
   path: string | null;
 }
 
-export interface ImportStore {
-  source(key: string): SourceRecord | undefined;
-  addSource(key: string, format: string, sessionId: string, path: string, at: number): void;
-  /** The turn holding a line; null for a known line before any turn; undefined for an unknown line. */
-  lineTurn(key: string, lineId: string): string | null | undefined;
-  addLine(key: string, lineId: string, turnId: string | null): void;
+export interface ImportRecords {
+  source(key: string): Promise<SourceRecord | undefined>;
+  addSource(key: string, format: string, sessionId: string, path: string, at: number): Promise<void>;
+  /** The turns holding lines: null for a known line before any turn; unknown lines are absent. */
+  lineTurns(key: string, lineIds: readonly string[]): Promise<Map<string, string | null>>;
+  /** Records a line (buffered until `flush`; a line recorded already keeps its turn). */
+  addLine(key: string, lineId: string, turnId: string | null): Promise<void>;
+  /** Writes the buffered lines, in one store write. */
+  flush(): Promise<void>;
   /** The newest turn of a session at or before a time (for a subagent's fork point). */
-  turnAtTime(sessionId: string, time: number): string | undefined;
-  begin(): void;
-  commit(): void;
-  rollback(): void;
+  turnAtTime(sessionId: string, time: number): Promise<string | undefined>;
 }
 
-const stores = new WeakMap<Sqlite, ImportStore>();
+/** Buffered lines are written once this many wait, so memory stays flat on any transcript. */
+const FLUSH_LINES = 5000;
 
-export function importStore(ledger: AgentsLedger): ImportStore {
-  const sqlite = ledger.database.sqlite;
-  const cached = stores.get(sqlite);
-  if (cached) return cached;
-  const selectSource = sqlite.prepare(
-    'SELECT session_id AS sessionId, format, path FROM transcript_sources WHERE source_key = ?',
-  );
-  const insertSource = sqlite.prepare(
-    'INSERT INTO transcript_sources (source_key, format, session_id, path, imported_at) VALUES (?, ?, ?, ?, ?)',
-  );
-  const selectLine = sqlite.prepare('SELECT turn_id AS turnId FROM transcript_lines WHERE source_key = ? AND line_id = ?');
-  const insertLine = sqlite.prepare('INSERT OR IGNORE INTO transcript_lines (source_key, line_id, turn_id) VALUES (?, ?, ?)');
-  const selectTurnAtTime = sqlite.prepare(
-    `SELECT id FROM agent_turns WHERE session_id = ? AND turn_type = 'normal' AND timestamp <= ? ORDER BY depth DESC LIMIT 1`,
-  );
-  const store: ImportStore = {
-    source: (key) => selectSource.get(key) as SourceRecord | undefined,
-    addSource: (key, format, sessionId, path, at) => insertSource.run(key, format, sessionId, path, at),
-    lineTurn: (key, lineId) => (selectLine.get(key, lineId) as { turnId: string | null } | undefined)?.turnId,
-    addLine: (key, lineId, turnId) => insertLine.run(key, lineId, turnId),
-    turnAtTime: (sessionId, time) => (selectTurnAtTime.get(sessionId, time) as { id: string } | undefined)?.id,
-    begin: () => sqlite.exec('BEGIN IMMEDIATE'),
-    commit: () => sqlite.exec('COMMIT'),
-    rollback: () => {
-      if (sqlite.inTransaction) sqlite.exec('ROLLBACK');
-    },
+/** The records of one import run (one buffer of lines; `flush` before dropping it). */
+export function importRecords(ledger: AgentsLedger): ImportRecords {
+  const { store } = ledger;
+  // Source key → line id → turn, not yet written.
+  const pending = new Map<string, Map<string, string | null>>();
+  let pendingCount = 0;
+  const flush = async () => {
+    for (const [key, lines] of pending) {
+      await store.recordTranscriptLines(
+        key,
+        [...lines].map(([lineId, turnId]) => ({ lineId, turnId })),
+      );
+      pending.delete(key);
+    }
+    pendingCount = 0;
   };
-  stores.set(sqlite, store);
-  return store;
+  return {
+    source: async (key) => {
+      const found = await store.getTranscriptSource(key);
+      return found ? { sessionId: found.sessionId, format: found.format, path: found.path } : undefined;
+    },
+    addSource: (key, format, sessionId, path, at) =>
+      store.insertTranscriptSource({ key, format, sessionId, path, importedAt: at }),
+    lineTurns: async (key, lineIds) => {
+      const buffered = pending.get(key);
+      const found = new Map<string, string | null>();
+      const unbuffered: string[] = [];
+      for (const lineId of lineIds) {
+        const turnId = buffered?.get(lineId);
+        if (turnId !== undefined) found.set(lineId, turnId);
+        else unbuffered.push(lineId);
+      }
+      if (unbuffered.length > 0)
+        for (const [lineId, turnId] of await store.transcriptLineTurns(key, unbuffered)) found.set(lineId, turnId);
+      return found;
+    },
+    addLine: async (key, lineId, turnId) => {
+      let lines = pending.get(key);
+      if (!lines) {
+        lines = new Map();
+        pending.set(key, lines);
+      }
+      // The first record of a line wins, as in the store.
+      if (lines.has(lineId)) return;
+      lines.set(lineId, turnId);
+      pendingCount += 1;
+      if (pendingCount >= FLUSH_LINES) await flush();
+    },
+    flush,
+    turnAtTime: (sessionId, time) => store.turnAtTime(sessionId, time),
+  };
 }

@@ -10,7 +10,7 @@ import { claudeCodeFormat } from './formats/claude-code.ts';
 import { codexFormat } from './formats/codex.ts';
 import { isMessagesJson, messagesEntries } from './formats/messages-json.ts';
 import { piFormat } from './formats/pi.ts';
-import { importStore } from './import-store.ts';
+import { importRecords } from './import-store.ts';
 import { parseJsonLine, readLines } from './read-lines.ts';
 import type { FormatName, SourceLine, TranscriptEntry, TranscriptFormat } from './transcript-entry.ts';
 import { type ImportProblem, type WriteCounts, type WrittenSource, writeEntries } from './write-entries.ts';
@@ -173,7 +173,7 @@ async function write(
 ): Promise<ImportedSource | null> {
   const written = await writeEntries(entries, {
     ledger: options.ledger,
-    store: importStore(options.ledger),
+    store: importRecords(options.ledger),
     format,
     path: file,
     ...(options.settings ? { settings: options.settings } : {}),
@@ -198,10 +198,10 @@ async function importNexusEval(
     if (!LedgerError.isInstance(error)) throw error;
     throw new InvalidInputError(`${error.message} ${FORMATS_HELP}`, (error as InvalidInputError).field);
   }
-  const store = importStore(options.ledger);
+  const store = importRecords(options.ledger);
   const key = `nexus-eval:${conversation.id}`;
   counts.lines += conversation.messages.length;
-  const known = store.source(key);
+  const known = await store.source(key);
   if (known) {
     counts.known += conversation.messages.length;
     return { key, sessionId: known.sessionId, created: false, path: file, format: 'nexus-eval' };
@@ -211,7 +211,7 @@ async function importNexusEval(
     ...(options.settings ? { settings: options.settings } : {}),
     ...(options.strategy ? { strategy: options.strategy } : {}),
   });
-  store.addSource(key, 'nexus-eval', imported.sessionId, file, Date.now());
+  await store.addSource(key, 'nexus-eval', imported.sessionId, file, Date.now());
   counts.turns += imported.turns;
   counts.compactions += imported.compactions;
   return { key, sessionId: imported.sessionId, created: true, path: file, format: 'nexus-eval', replay: imported };

@@ -4,7 +4,7 @@
 // source continues another one).
 
 import type { AgentsLedger } from '@nexus/agents-ledger';
-import type { ImportStore } from './import-store.ts';
+import type { ImportRecords } from './import-store.ts';
 import type { SourceSession, TranscriptEntry } from './transcript-entry.ts';
 import type { WriteOptions } from './write-entries.ts';
 
@@ -20,10 +20,22 @@ export interface SourceState {
   copiedFrom?: string;
 }
 
-/** The turn holding a source line (null: known, before any turn), here or in the source it copies. */
-export function lineTurnOf(state: SourceState, store: ImportStore, lineId: string): string | null | undefined {
-  const own = store.lineTurn(state.key, lineId);
-  return own !== undefined || !state.copiedFrom ? own : store.lineTurn(state.copiedFrom, lineId);
+/** The turns holding source lines (null: known, before any turn), here or in the source it copies; unknown lines are absent. */
+export async function lineTurnsOf(
+  state: SourceState,
+  store: ImportRecords,
+  lineIds: readonly string[],
+): Promise<Map<string, string | null>> {
+  const own = await store.lineTurns(state.key, lineIds);
+  const missing = lineIds.filter((lineId) => !own.has(lineId));
+  if (missing.length === 0 || !state.copiedFrom) return own;
+  for (const [lineId, turnId] of await store.lineTurns(state.copiedFrom, missing)) own.set(lineId, turnId);
+  return own;
+}
+
+/** The turn holding one source line (null: known, before any turn; undefined: unknown). */
+export async function lineTurnOf(state: SourceState, store: ImportRecords, lineId: string): Promise<string | null | undefined> {
+  return (await lineTurnsOf(state, store, [lineId])).get(lineId);
 }
 
 /**
@@ -31,12 +43,13 @@ export function lineTurnOf(state: SourceState, store: ImportStore, lineId: strin
  * that grew since (a reply whose later blocks were written after the last import), its new lines'
  * blocks as a turn of their own following the old part.
  */
-export function freshPart<Entry extends Exclude<TranscriptEntry, SourceSession | { kind: 'problem' }>>(
+export async function freshPart<Entry extends Exclude<TranscriptEntry, SourceSession | { kind: 'problem' }>>(
   state: SourceState,
   entry: Entry,
-  store: ImportStore,
-): Entry | null {
-  const known = entry.lineIds.map((lineId) => lineTurnOf(state, store, lineId) !== undefined);
+  store: ImportRecords,
+): Promise<Entry | null> {
+  const turns = await lineTurnsOf(state, store, entry.lineIds);
+  const known = entry.lineIds.map((lineId) => turns.has(lineId));
   if (!known.some(Boolean)) return entry;
   if (known.every(Boolean)) return null;
   const lastKnown = known.lastIndexOf(true);
@@ -53,7 +66,7 @@ export async function openSource(
   options: WriteOptions,
 ): Promise<{ state: SourceState; created: boolean }> {
   const { ledger, store } = options;
-  const known = store.source(session.key);
+  const known = await store.source(session.key);
   if (known) {
     // Forks first, the main session last: when a fork shares its head, entries go to the main line.
     const heads = new Map<string, string>();
@@ -64,19 +77,18 @@ export async function openSource(
       if (tree.session.headTurnId) heads.set(tree.session.headTurnId, tree.session.id);
     };
     visit(await ledger.tree(known.sessionId));
-    return {
-      state: {
-        key: session.key,
-        mainSessionId: known.sessionId,
-        heads,
-        sessionHeads,
-        label: session.label,
-        copiedFrom: session.forkOf?.copiesLines ? session.forkOf.key : undefined,
-      },
-      created: false,
+    const state: SourceState = {
+      key: session.key,
+      mainSessionId: known.sessionId,
+      heads,
+      sessionHeads,
+      label: session.label,
+      copiedFrom: session.forkOf?.copiesLines ? session.forkOf.key : undefined,
     };
+    await recordUnrecordedLines(state, options);
+    return { state, created: false };
   }
-  const copiedFrom = session.forkOf?.copiesLines && store.source(session.forkOf.key) ? session.forkOf.key : undefined;
+  const copiedFrom = session.forkOf?.copiesLines && (await store.source(session.forkOf.key)) ? session.forkOf.key : undefined;
   if (copiedFrom) {
     // A file that repeats its parent's lines forks where the repeated lines end: at the parent of
     // its first new line, so the session is made when that line arrives (openPendingFork).
@@ -90,12 +102,12 @@ export async function openSource(
     };
     return { state, created: true };
   }
-  const forkPoint = session.forkOf ? forkPointOf(session.forkOf, store) : undefined;
+  const forkPoint = session.forkOf ? await forkPointOf(session.forkOf, store) : undefined;
   const sessionId = forkPoint
     ? (await ledger.forkFrom(forkPoint, { label: session.label, settings: options.settings })).session.id
     : (await ledger.createSession({ label: session.label, settings: options.settings })).id;
   if (forkPoint) options.counts.forks += 1;
-  store.addSource(session.key, options.format, sessionId, options.path, Date.now());
+  await store.addSource(session.key, options.format, sessionId, options.path, Date.now());
   const heads = new Map<string, string>();
   if (forkPoint) heads.set(forkPoint, sessionId);
   const sessionHeads = new Map<string, string | null>([[sessionId, forkPoint ?? null]]);
@@ -111,11 +123,11 @@ export async function openSource(
 }
 
 /** The parent's turn a forked source starts after: the named line, else the turn at that time. */
-function forkPointOf(forkOf: NonNullable<SourceSession['forkOf']>, store: ImportStore): string | undefined {
-  const parent = store.source(forkOf.key);
+async function forkPointOf(forkOf: NonNullable<SourceSession['forkOf']>, store: ImportRecords): Promise<string | undefined> {
+  const parent = await store.source(forkOf.key);
   if (!parent) return undefined;
   if (forkOf.atLineId) {
-    const turn = store.lineTurn(forkOf.key, forkOf.atLineId);
+    const turn = (await store.lineTurns(forkOf.key, [forkOf.atLineId])).get(forkOf.atLineId);
     if (turn) return turn;
   }
   if (forkOf.atTime !== undefined) return store.turnAtTime(parent.sessionId, forkOf.atTime);
@@ -129,9 +141,35 @@ export async function openPendingFork(state: SourceState, parentTurnId: string |
     ? (await ledger.forkFrom(parentTurnId, { label: state.label, settings: options.settings })).session.id
     : (await ledger.createSession({ label: state.label, settings: options.settings })).id;
   if (parentTurnId) options.counts.forks += 1;
-  store.addSource(state.key, options.format, sessionId, options.path, Date.now());
+  await store.addSource(state.key, options.format, sessionId, options.path, Date.now());
   state.mainSessionId = sessionId;
   state.sessionHeads.set(sessionId, parentTurnId);
   if (parentTurnId) state.heads.set(parentTurnId, sessionId);
   return sessionId;
+}
+
+/**
+ * Lines are recorded just after the turns holding them are written: a run stopped in between (a
+ * crash, ^C) leaves turns whose lines are not recorded, which a re-run would write again. Each turn
+ * names its lines in its metadata (source.lines), so before writing, walk back from each of the
+ * source's heads and record the lines of the turns that lack them; the walk stops at the first turn
+ * already recorded, so it costs a lookup per session when nothing was lost.
+ */
+async function recordUnrecordedLines(state: SourceState, options: WriteOptions): Promise<void> {
+  const { ledger, store } = options;
+  for (const [sessionId, head] of state.sessionHeads) {
+    let turnId = head;
+    while (turnId) {
+      const turn = await ledger.getTurn(turnId);
+      const source = (turn.metadata as { source?: { format?: unknown; lines?: unknown } } | undefined)?.source;
+      const lines = Array.isArray(source?.lines) ? source.lines.filter((line): line is string => typeof line === 'string') : [];
+      // Another session's turn (a fork point), or one not written by this format's import.
+      if (turn.sessionId !== sessionId || source?.format !== options.format || lines.length === 0) break;
+      const known = await store.lineTurns(state.key, lines);
+      if (known.size === lines.length) break;
+      for (const line of lines) if (!known.has(line)) await store.addLine(state.key, line, turn.id);
+      turnId = turn.parentTurnId;
+    }
+  }
+  await store.flush();
 }

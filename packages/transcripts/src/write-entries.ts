@@ -1,18 +1,19 @@
 // Writes one transcript's entries into the ledger, whatever the format: one source session → one
 // ledger session, a branch (an entry whose parent is not the newest turn of any of the source's
 // sessions) → a fork at that turn, a compaction → recordCompaction with the source's summary and
-// cut. Each source line is recorded with the turn that holds it, in the same transaction, so a
-// re-run skips what it has and a grown transcript appends only its new lines. Turns that follow
-// one another are appended in batches (one appendTurns call each); the transaction commits every
-// COMMIT_EVERY lines, so memory stays flat and an interrupted import resumes where it stopped.
+// cut. Each source line is recorded with the turn that holds it, so a re-run skips what it has and
+// a grown transcript appends only its new lines. Turns that follow one another are appended in
+// batches (one appendTurns call, one transaction, each), and the lines of a batch are recorded
+// right after it in one store write. A run stopped in between is made whole by the next one (each
+// turn names its lines in its metadata: openSource records the lines of turns that lack them), so
+// an interrupted import resumes where it stopped without writing a turn twice.
 
 import type { AgentsLedger, AppendTurnInput } from '@nexus/agents-ledger';
 import { type CompactionTurn, LedgerError, type SessionSettings } from '@nexus/core';
-import type { ImportStore } from './import-store.ts';
+import type { ImportRecords } from './import-store.ts';
 import { freshPart, lineTurnOf, openPendingFork, openSource, type SourceState } from './source-state.ts';
 import type { CompactionEntry, FormatName, SkipEntry, TranscriptEntry, TurnEntry } from './transcript-entry.ts';
 
-const COMMIT_EVERY = 5000;
 const BATCH_TURNS = 500;
 
 export interface WriteCounts {
@@ -39,7 +40,7 @@ export interface WrittenSource {
 
 export interface WriteOptions {
   ledger: AgentsLedger;
-  store: ImportStore;
+  store: ImportRecords;
   format: FormatName;
   path: string;
   settings?: Partial<SessionSettings>;
@@ -65,8 +66,6 @@ export async function writeEntries(
   let state: SourceState | null = null;
   let written: WrittenSource | null = null;
   const cursor: Cursor = { previousTurnId: null, batch: null };
-  let sinceCommit = 0;
-  store.begin();
   try {
     for await (const entry of entries) {
       if (entry.kind === 'problem') {
@@ -81,28 +80,23 @@ export async function writeEntries(
       }
       if (!state) throw new Error('a transcript format yielded an entry before its session');
       counts.lines += entry.lineIds.length;
-      const fresh = freshPart(state, entry, store);
+      const fresh = await freshPart(state, entry, store);
       counts.known += entry.lineIds.length - (fresh?.lineIds.length ?? 0);
       if (fresh) await writeEntry(state, fresh, cursor, options);
       else {
         await flush(state, cursor, options);
-        cursor.previousTurnId = lineTurnOf(state, store, entry.lineIds.at(-1) as string) ?? cursor.previousTurnId;
-      }
-      sinceCommit += entry.lineIds.length;
-      if (sinceCommit >= COMMIT_EVERY) {
-        await flush(state, cursor, options);
-        store.commit();
-        store.begin();
-        sinceCommit = 0;
+        cursor.previousTurnId = (await lineTurnOf(state, store, entry.lineIds.at(-1) as string)) ?? cursor.previousTurnId;
       }
       options.onProgress?.();
     }
     if (state) await flush(state, cursor, options);
-    store.commit();
     // A fork file that only repeated its parent's lines made no session of its own.
     if (written && state) written = state.mainSessionId === '' ? null : { ...written, sessionId: state.mainSessionId };
+    await store.flush();
   } catch (error) {
-    store.rollback();
+    // The lines of every turn written so far, when the store still takes them (else the next run
+    // records them from the turns' metadata); the error that stopped the run is the one reported.
+    await store.flush().catch(() => undefined);
     throw error;
   }
   return written;
@@ -132,7 +126,7 @@ async function writeEntry(state: SourceState, entry: LineEntry, cursor: Cursor, 
     return;
   }
   await flush(state, cursor, options);
-  const parentTurnId = resolveParent(state, entry.parentLineId, cursor.previousTurnId, options.store);
+  const parentTurnId = await resolveParent(state, entry.parentLineId, cursor.previousTurnId, options.store);
   if (entry.kind === 'turn') {
     try {
       const sessionId = await sessionAfter(state, parentTurnId, options);
@@ -150,7 +144,7 @@ async function writeEntry(state: SourceState, entry: LineEntry, cursor: Cursor, 
       reportSkipped(error, entry.line, options);
     }
   }
-  for (const lineId of entry.lineIds) options.store.addLine(state.key, lineId, turnId);
+  for (const lineId of entry.lineIds) await options.store.addLine(state.key, lineId, turnId);
   cursor.previousTurnId = turnId;
 }
 
@@ -178,15 +172,16 @@ async function flush(state: SourceState, cursor: Cursor, options: WriteOptions):
   cursor.batch = null;
   const { ledger, store, counts } = options;
   let head = state.sessionHeads.get(batch.sessionId) ?? null;
-  const record = (item: Batch['items'][number], turnId: string | null) => {
-    for (const lineId of item.lineIds) store.addLine(state.key, lineId, turnId);
+  const record = async (item: Batch['items'][number], turnId: string | null) => {
+    for (const lineId of item.lineIds) await store.addLine(state.key, lineId, turnId);
   };
   try {
     const turns = await ledger.appendTurns(
       batch.sessionId,
       batch.items.map((item, index) => (index === 0 ? { ...item.input, expectedHeadTurnId: head } : item.input)),
     );
-    for (const [index, item] of batch.items.entries()) record(item, turns[index]?.id ?? null);
+    for (const [index, item] of batch.items.entries()) await record(item, turns[index]?.id ?? null);
+    await store.flush();
     const newest = turns.at(-1)?.id as string;
     moveHead(state, batch.sessionId, head, newest);
     counts.turns += turns.length;
@@ -202,22 +197,23 @@ async function flush(state: SourceState, cursor: Cursor, options: WriteOptions):
       } catch (itemError) {
         reportSkipped(itemError, item.line, options);
       }
-      record(item, head);
+      await record(item, head);
     }
+    await store.flush();
     cursor.previousTurnId = head;
   }
 }
 
-function resolveParent(
+async function resolveParent(
   state: SourceState,
   parentLineId: string | null | undefined,
   previousTurnId: string | null,
-  store: ImportStore,
-): string | null {
+  store: ImportRecords,
+): Promise<string | null> {
   if (parentLineId === undefined) return previousTurnId;
   if (parentLineId === null) return null;
   // A parent the file never wrote (a truncated or resumed file): carry on after the previous entry.
-  return lineTurnOf(state, store, parentLineId) ?? previousTurnId;
+  return (await lineTurnOf(state, store, parentLineId)) ?? previousTurnId;
 }
 
 /** The session an entry following `parentTurnId` goes to: the one whose head it is, or a new fork. */
@@ -253,10 +249,10 @@ async function writeCompaction(
   const sessionId = await sessionAfter(state, parentTurnId, options);
   const head = state.sessionHeads.get(sessionId) ?? null;
   if (head === null) throw new Error('unreachable: a compaction follows a turn');
-  const lookup = (lineId: string | undefined) =>
-    lineId === undefined ? undefined : (lineTurnOf(state, store, lineId) ?? undefined);
-  const firstKept = lookup(entry.firstKeptLineId);
-  const through = firstKept ? undefined : (lookup(entry.summarizedThroughLineId) ?? head);
+  const lookup = async (lineId: string | undefined) =>
+    lineId === undefined ? undefined : ((await lineTurnOf(state, store, lineId)) ?? undefined);
+  const firstKept = await lookup(entry.firstKeptLineId);
+  const through = firstKept ? undefined : ((await lookup(entry.summarizedThroughLineId)) ?? head);
   const base = {
     summary: entry.summary,
     trigger: entry.trigger,

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { importTranscripts } from '../src/index.ts';
-import { countRows, describeTurn, FIXTURES, historyOf, openTempLedger, type TempLedger } from './helpers.ts';
+import { countStored, describeTurn, FIXTURES, historyOf, openTempLedger, type TempLedger } from './helpers.ts';
 
 const PROJECT = path.join(FIXTURES, 'claude-code', '-w-app');
 const SESSION_FILE = path.join(PROJECT, '5e551011-aaaa-4bbb-8ccc-000000000001.jsonl');
@@ -82,14 +82,13 @@ describe('Claude Code import', () => {
       'assistant: Two more: test_refund and test_invoice_rounding seed from random.random().',
     ]);
 
-    const turns = countRows(ledger, 'agent_turns');
-    const sessions = countRows(ledger, 'agent_sessions');
+    const stored = await countStored(ledger);
+    expect(stored.turns).toBeGreaterThan(0);
     const again = await importTranscripts({ ledger, paths: [PROJECT] });
     expect(again).toMatchObject({ turns: 0, compactions: 0, forks: 0 });
     expect(again.known).toBe(again.lines);
     expect(again.sources.every((source) => !source.created)).toBe(true);
-    expect(countRows(ledger, 'agent_turns')).toBe(turns);
-    expect(countRows(ledger, 'agent_sessions')).toBe(sessions);
+    expect(await countStored(ledger)).toEqual(stored);
   });
 
   it('appends only the new lines of a transcript that grew, to the same session, even mid-reply', async () => {

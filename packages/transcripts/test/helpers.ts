@@ -50,6 +50,17 @@ export function describeTurn(turn: Turn): string {
     .join(' | ')}`;
 }
 
-export function countRows(ledger: AgentsLedger, table: string): number {
-  return (ledger.database.sqlite.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
+/** How many sessions and turns the whole ledger holds (each session's own turns, through the public API). */
+export async function countStored(ledger: AgentsLedger): Promise<{ sessions: number; turns: number }> {
+  let sessions = 0;
+  let turns = 0;
+  for (let offset = 0; ; offset += 100) {
+    const page = await ledger.listSessions({ limit: 100, offset });
+    for (const session of page) {
+      sessions += 1;
+      if (session.headTurnId)
+        for await (const _turn of ledger.getFullHistory(session.headTurnId, { ownTurnsOnly: true })) turns += 1;
+    }
+    if (page.length < 100) return { sessions, turns };
+  }
 }
