@@ -1,6 +1,7 @@
 // Pluggable embeddings: an Embedder the test defines (deterministic: a word-to-concept table), the
 // vectors stored in the ledger, cosine ranking fused with bm25 by reciprocal rank fusion.
 import type { Embedder } from '@nexus/core';
+import { openRawSqlite } from '@nexus/db/testing';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { reciprocalRankFusion } from '../src/retrieval/turn-vectors.ts';
@@ -44,6 +45,16 @@ const CHAT = [
   'Then I will send it Thursday night.',
 ];
 
+/** What the ledger file holds, read as another program would (tests only). */
+function embeddingsIn(file: string, sql: string): unknown[] {
+  const raw = openRawSqlite(file, { readonly: true });
+  try {
+    return raw.prepare(sql).all();
+  } finally {
+    raw.close();
+  }
+}
+
 describe('recall with an Embedder', () => {
   let temp: TempLedger;
   afterEach(() => temp?.cleanup());
@@ -71,9 +82,10 @@ describe('recall with an Embedder', () => {
     const context = await ledger.buildContext(head, { budgetTokens: 200, query, retrieval: true });
     expect(context.retrievedTurnIds).toContain(ids[1]);
     expect(context.system).toContain('I adopted a beagle from the shelter on Saturday.');
-    const stored = ledger.database.sqlite
-      .prepare('SELECT model, dimensions, count(*) AS n FROM turn_embeddings GROUP BY model, dimensions')
-      .all();
+    const stored = embeddingsIn(
+      temp.file,
+      'SELECT model, dimensions, count(*) AS n FROM turn_embeddings GROUP BY model, dimensions',
+    );
     expect(stored).toEqual([{ model: 'test-concepts-v1', dimensions: DIMENSIONS, n: CHAT.length }]);
     // A second context embeds the new question only.
     embedder.texts.length = 0;
@@ -105,7 +117,7 @@ describe('recall with an Embedder', () => {
   it('is off without an embedder: no vector is written', async () => {
     const { ledger, head } = await chat();
     await ledger.buildContext(head, { budgetTokens: 200, query: 'dog', retrieval: true });
-    expect(ledger.database.sqlite.prepare('SELECT count(*) AS n FROM turn_embeddings').get()).toEqual({ n: 0 });
+    expect(embeddingsIn(temp.file, 'SELECT count(*) AS n FROM turn_embeddings')).toEqual([{ n: 0 }]);
   });
 });
 

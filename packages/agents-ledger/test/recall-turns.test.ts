@@ -42,11 +42,8 @@ describe('recallTurns', () => {
       });
       ids.push(turn.id);
     }
-    // recallTurns reads only the database and the token counter.
-    context = {
-      database: (ledger as unknown as { database: LedgerContext['database'] }).database,
-      tokenCounter: ledger.tokenCounter,
-    } as LedgerContext;
+    // recallTurns reads only the store and the token counter.
+    context = { store: ledger.store, tokenCounter: ledger.tokenCounter } as LedgerContext;
   });
   afterEach(() => temp.cleanup());
 
@@ -54,8 +51,8 @@ describe('recallTurns', () => {
   const recall = (options: Omit<RecallOptions, 'budgetTokens'> & { budgetTokens?: number }) =>
     recallTurns(context, head(), { budgetTokens: 400, ...options });
 
-  it('renders a dated line per day and [id speaker] per turn, oldest first, … where turns were skipped', () => {
-    const result = recall({ query: 'What did John name the puppy he adopted?', neighbours: 0 });
+  it('renders a dated line per day and [id speaker] per turn, oldest first, … where turns were skipped', async () => {
+    const result = await recall({ query: 'What did John name the puppy he adopted?', neighbours: 0 });
     expect(result.text.startsWith(RECALL_HEADER)).toBe(true);
     // The dated line carries the time of the day's first recalled turn.
     expect(result.text).toMatch(/\n\(2023-05-08 13:5\d UTC\)\n/);
@@ -67,11 +64,11 @@ describe('recallTurns', () => {
     expect(result.tokens).toBe(context.tokenCounter.countText(result.text));
   });
 
-  it('brings the turn beside a match: the reply a question got', () => {
+  it('brings the turn beside a match: the reply a question got', async () => {
     // "name" matches Maria's question; John's answer ("Luna…") shares no word with the query.
-    const without = recall({ query: 'name', neighbours: 0 });
+    const without = await recall({ query: 'name', neighbours: 0 });
     expect(without.pieces.flatMap((piece) => piece.turnIds)).toEqual([ids[2]]);
-    const withNeighbours = recall({ query: 'name', neighbours: 1 });
+    const withNeighbours = await recall({ query: 'name', neighbours: 1 });
     expect(withNeighbours.pieces.flatMap((piece) => piece.turnIds)).toEqual([ids[2], ids[3], ids[1]]);
     expect(withNeighbours.text).toContain('Luna. She is a beagle');
   });
@@ -87,46 +84,50 @@ describe('recallTurns', () => {
     const essay = await say('assistant', `It depends. ${'Firing schedules vary with clay body, glaze and size. '.repeat(12)}`);
     const at = await say('user', 'Thanks.');
     // Everything fits: the order recall picks turns in is the order of their value.
-    const order = (ratio: number) =>
-      recallTurns(context, at, {
-        query: 'kiln stoneware temperature',
-        budgetTokens: 2000,
-        neighbourLengthRatio: ratio,
-      }).pieces.flatMap((piece) => piece.turnIds);
-    expect(order(0).indexOf(essay)).toBeLessThan(order(0).indexOf(weak));
-    expect(order(2).indexOf(essay)).toBeGreaterThan(order(2).indexOf(weak));
-    expect(order(2)[0]).toBe(question);
+    const order = async (ratio: number) =>
+      (
+        await recallTurns(context, at, {
+          query: 'kiln stoneware temperature',
+          budgetTokens: 2000,
+          neighbourLengthRatio: ratio,
+        })
+      ).pieces.flatMap((piece) => piece.turnIds);
+    const off = await order(0);
+    const on = await order(2);
+    expect(off.indexOf(essay)).toBeLessThan(off.indexOf(weak));
+    expect(on.indexOf(essay)).toBeGreaterThan(on.indexOf(weak));
+    expect(on[0]).toBe(question);
   });
 
-  it('widens the query with the first matches’ strongest words when feedback is on (multi-hop)', () => {
+  it('widens the query with the first matches’ strongest words when feedback is on (multi-hop)', async () => {
     // The shoes turn names Luna, never the puppy: only feedback from the adoption turn reaches it.
     const query = 'what happened with the puppy from the shelter';
-    const plain = recall({ query, neighbours: 0, feedbackTerms: 0 });
+    const plain = await recall({ query, neighbours: 0, feedbackTerms: 0 });
     expect(plain.pieces.flatMap((piece) => piece.turnIds)).not.toContain(ids[7]);
-    const widened = recall({ query, neighbours: 0, feedbackTerms: 4, feedbackFrom: 1 });
+    const widened = await recall({ query, neighbours: 0, feedbackTerms: 4, feedbackFrom: 1 });
     expect(widened.pieces.flatMap((piece) => piece.turnIds)).toContain(ids[7]);
   });
 
-  it('sees only the line up to the turn asked at, and never an excluded turn', () => {
-    const early = recallTurns(context, ids[4] as string, { query: 'Luna shoes', budgetTokens: 400 });
+  it('sees only the line up to the turn asked at, and never an excluded turn', async () => {
+    const early = await recallTurns(context, ids[4] as string, { query: 'Luna shoes', budgetTokens: 400 });
     expect(early.pieces.flatMap((piece) => piece.turnIds).every((id) => ids.indexOf(id) <= 4)).toBe(true);
-    const excluded = recall({ query: 'Luna', excludeTurnIds: new Set([ids[3] as string, ids[7] as string]) });
+    const excluded = await recall({ query: 'Luna', excludeTurnIds: new Set([ids[3] as string, ids[7] as string]) });
     expect(excluded.pieces.flatMap((piece) => piece.turnIds)).not.toEqual(expect.arrayContaining([ids[3]]));
     expect(excluded.text).not.toContain('chewed');
   });
 
-  it('stays within any budget, never repeats a turn, and answers the same twice (property)', () => {
+  it('stays within any budget, never repeats a turn, and answers the same twice (property)', async () => {
     const queries = ['puppy name', 'Luna shoes pottery', 'glazing teacher', 'nothing zzz', 'what did Maria do on the weekend?'];
-    fc.assert(
-      fc.property(
+    await fc.assert(
+      fc.asyncProperty(
         fc.integer({ min: 0, max: 600 }),
         fc.constantFrom(...queries),
         fc.integer({ min: 0, max: 2 }),
         fc.integer({ min: 0, max: 4 }),
         fc.constantFrom('value' as const, 'density' as const),
-        (budget, query, neighbours, feedback, packing) => {
+        async (budget, query, neighbours, feedback, packing) => {
           const options = { query, budgetTokens: budget, neighbours, feedbackTerms: feedback, packing };
-          const result = recall(options);
+          const result = await recall(options);
           expect(result.tokens).toBeLessThanOrEqual(budget);
           expect(context.tokenCounter.countText(result.text)).toBe(result.tokens);
           const turnIds = result.pieces.flatMap((piece) => piece.turnIds);
@@ -135,7 +136,7 @@ describe('recallTurns', () => {
             const text = contentText([{ type: 'text', text: CHAT[ids.indexOf(id)]?.[1] ?? '' }]);
             expect(result.text).toContain(text);
           }
-          expect(recall(options)).toEqual(result);
+          expect(await recall(options)).toEqual(result);
         },
       ),
       { numRuns: 80 },

@@ -4,6 +4,7 @@
 
 import { createHash } from 'node:crypto';
 import { LedgerError, SearchSyntaxError } from '@nexus/core';
+import { openRawSqlite } from '@nexus/db/testing';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AgentsLedger, TurnSearchOptions, TurnSearchResult } from '../src/index.ts';
@@ -16,9 +17,17 @@ let sourceId: string;
 let forkId: string;
 let before: string;
 
-/** Row counts, schema and a digest of every stored turn and session. */
+/** Row counts, schema and a digest of every stored turn and session, read as another program would. */
 function snapshot(target: AgentsLedger): string {
-  const sqlite = target.database.sqlite;
+  const sqlite = openRawSqlite(target.store.location, { readonly: true });
+  try {
+    return snapshotOf(sqlite);
+  } finally {
+    sqlite.close();
+  }
+}
+
+function snapshotOf(sqlite: ReturnType<typeof openRawSqlite>): string {
   const count = (table: string) => (sqlite.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
   const digest = (sql: string) =>
     createHash('sha256')

@@ -26,10 +26,8 @@ export {
 export type { LedgerEvent } from './event.ts';
 export type { IdGenerator, IdKind } from './ids.ts';
 export { generateId, sequentialIds } from './ids.ts';
-export type { SearchPosition } from './search-cursor.ts';
-export { decodeCursor, encodeCursor } from './search-cursor.ts';
-export type { MatchPlan, SafeQuery } from './search-query.ts';
-export { planMatch, toSafeMatch } from './search-query.ts';
+export { invalidCursorError } from './search-cursor.ts';
+export { MAX_SEARCH_TERMS, requireSearchText, searchTerms } from './search-query.ts';
 export type { Session, SessionCalibration, SessionSettings } from './session.ts';
 export { DEFAULT_SESSION_SETTINGS } from './session.ts';
 export type { TokenCounter } from './tokens.ts';

@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HOSTILE_QUERIES } from '../../agents-ledger/test/fixtures/hostile-queries.ts';
 import type { AppendEventInput, EventHit, EventSearchOptions, EventSearchResult, EventsLedger } from '../src/index.ts';
-import { countRows, eventsSnapshot, openTempEvents, rawEvents, type TempEvents } from './helpers.ts';
+import { countRows, eventsSnapshot, openTempEvents, rawEvents, type TempEvents, withRawSqlite } from './helpers.ts';
 
 const BASE = 1_720_000_000_000;
 const HOUR = 3_600_000;
@@ -247,13 +247,16 @@ describe('checkSearchIndex', () => {
       await local.ledger.append({ channel: 'c', externalId: 'a', payload: { text: 'quiet otter' } });
       await local.ledger.append({ channel: 'c', externalId: 'b', payload: { text: 'loud heron' } });
       expect(await local.ledger.checkSearchIndex()).toBeNull();
-      const row = local.ledger.database.sqlite.prepare("SELECT rowid, search_text FROM events WHERE external_id = 'a'").get() as {
-        rowid: number;
-        search_text: string;
-      };
-      local.ledger.database.sqlite
-        .prepare("INSERT INTO events_fts (events_fts, rowid, search_text) VALUES ('delete', ?, ?)")
-        .run(row.rowid, row.search_text);
+      // Another program drops the event from the index behind the ledger's back.
+      withRawSqlite(local.ledger, (sqlite) => {
+        const row = sqlite.prepare("SELECT rowid, search_text FROM events WHERE external_id = 'a'").get() as {
+          rowid: number;
+          search_text: string;
+        };
+        sqlite
+          .prepare("INSERT INTO events_fts (events_fts, rowid, search_text) VALUES ('delete', ?, ?)")
+          .run(row.rowid, row.search_text);
+      });
       expect(await local.ledger.checkSearchIndex()).toEqual(expect.any(String));
       expect((await local.ledger.search('otter')).hits).toEqual([]);
       expect((await local.ledger.search('heron')).hits).toHaveLength(1);

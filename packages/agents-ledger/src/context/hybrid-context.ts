@@ -6,6 +6,7 @@
 // (RetrievalPolicy), chosen from the evaluation (docs/context.md#retrieval-and-the-hybrid-context).
 
 import { countContentTokens, countMessagesTokens, InvalidInputError, type TokenCounter } from '@nexus/core';
+import type { StoredTurn } from '@nexus/db';
 import { type BuildContextOptions, type BuiltContext, buildContext, type RetrievalPolicy } from '../build-context.ts';
 import type { LedgerContext } from '../ledger-context.ts';
 import { DEFAULT_RECALL_TUNING, packRecall, rankRecall } from '../retrieval/recall-turns.ts';
@@ -25,12 +26,12 @@ export const DEFAULT_RETRIEVAL_MAX_TOKENS = 2000;
 export const DEFAULT_MIN_RELEVANCE = 0;
 
 /** `semantic`: the query's vector when the ledger has an Embedder (semantic-query.ts); bm25 alone without. */
-export function buildHybridContext(
+export async function buildHybridContext(
   ledger: LedgerContext,
   turnId: string,
   options: BuildContextOptions,
   semantic?: SemanticQuery,
-): BuiltContext {
+): Promise<BuiltContext> {
   const policy: RetrievalPolicy = typeof options.retrieval === 'object' ? options.retrieval : {};
   const share = policy.share ?? DEFAULT_RETRIEVAL_SHARE;
   if (typeof share !== 'number' || !(share >= 0 && share <= 1)) {
@@ -43,7 +44,7 @@ export function buildHybridContext(
   const { tokenCounter } = ledger;
   // The newest exchange (the message being answered, and any tool calls and results since) is kept
   // before anything is retrieved: a context without it cannot be answered.
-  const newest = newestExchange(ledger, turnId);
+  const newest = await newestExchange(ledger, turnId);
   const reserved = newest.tokens === 0 ? 0 : newest.tokens + joinSlack(tokenCounter);
   const cap = policy.maxTokens ?? Number.POSITIVE_INFINITY;
   const retrievalBudget =
@@ -61,7 +62,7 @@ export function buildHybridContext(
   const rank = (excludeTurnIds: ReadonlySet<string>) =>
     rankRecall(ledger, turnId, { ...policy.recall, query, semantic, sessionId: options.sessionId, minRelevance, excludeTurnIds });
   const newestIds = new Set(newest.turnIds);
-  let ranked = retrievalBudget > 0 ? rank(newestIds) : [];
+  let ranked = retrievalBudget > 0 ? await rank(newestIds) : [];
   let retrieval = packRecall(ledger, ranked, retrievalBudget, newestIds);
   const baseOptions: BuildContextOptions = {
     ...options,
@@ -70,7 +71,7 @@ export function buildHybridContext(
   };
   if (retrieval.pieces.length === 0) return buildContext(ledger, turnId, baseOptions);
   // Two tokens for the blank line joining the parts, whose count is not exactly the sum.
-  const base = buildContext(ledger, turnId, {
+  const base = await buildContext(ledger, turnId, {
     ...baseOptions,
     budgetTokens: budget === undefined ? undefined : Math.max(0, budget - retrieval.tokens - 2),
   });
@@ -80,7 +81,7 @@ export function buildHybridContext(
   if (retrieval.pieces.some((piece) => piece.turnIds.some((id) => shown.has(id)))) {
     const excluded = new Set([...newest.turnIds, ...shown]);
     // Feedback reads the first matches not excluded, so with it on the ranking depends on them.
-    if ((policy.recall?.feedbackTerms ?? DEFAULT_RECALL_TUNING.feedbackTerms) > 0) ranked = rank(excluded);
+    if ((policy.recall?.feedbackTerms ?? DEFAULT_RECALL_TUNING.feedbackTerms) > 0) ranked = await rank(excluded);
     retrieval = packRecall(ledger, ranked, retrieval.tokens, excluded);
     if (retrieval.pieces.length === 0) return base;
   }
@@ -107,14 +108,13 @@ function joinSlack(tokenCounter: TokenCounter): number {
  * compactions skipped, with their tokens: what the model is being asked to answer. Nothing when the
  * newest turn is an assistant's answer without tool calls: that exchange is complete.
  */
-function newestExchange(ledger: LedgerContext, turnId: string): { turnIds: string[]; tokens: number } {
-  const db = ledger.database.db;
+async function newestExchange(ledger: LedgerContext, turnId: string): Promise<{ turnIds: string[]; tokens: number }> {
   const turnIds: string[] = [];
   let tokens = 0;
-  let row: ReturnType<typeof requireTurnRow> | null = requireTurnRow(db, turnId);
+  let row: StoredTurn | null = await requireTurnRow(ledger.store, turnId);
   while (row && turnIds.length < NEWEST_EXCHANGE_MAX_TURNS) {
     const turn = turnFromRow(row);
-    row = row.parentTurnId ? requireTurnRow(db, row.parentTurnId) : null;
+    row = row.parentTurnId ? await requireTurnRow(ledger.store, row.parentTurnId) : null;
     if (turn.turnType !== 'normal') continue;
     const answered = turn.role === 'assistant' && !turn.content.some((block) => block.type === 'tool_use');
     if (turnIds.length === 0 && answered) break;

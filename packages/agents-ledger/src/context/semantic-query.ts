@@ -1,6 +1,6 @@
 // The asynchronous half of recall with an Embedder: embeds the line's turns that have no vector yet
 // (stored, so each turn is embedded once per model) and the incoming message, before the context is
-// built synchronously. Without an embedder, or when the embedder fails, recall is bm25 alone: a
+// built. Without an embedder, or when the embedder fails, recall is bm25 alone: a
 // context is never refused because an embedding service is down.
 
 import { type Embedder, type InvalidInputError, LedgerError } from '@nexus/core';
@@ -20,7 +20,7 @@ export async function semanticQuery(
   query: string | undefined,
 ): Promise<SemanticQuery | undefined> {
   if (!embedder || !query?.trim()) return undefined;
-  const segments = chainSegments(ledger.database.db, requireTurnRow(ledger.database.db, turnId));
+  const segments = await chainSegments(ledger.store, await requireTurnRow(ledger.store, turnId));
   let vectors: unknown;
   try {
     await embedLine(ledger, embedder, segments);

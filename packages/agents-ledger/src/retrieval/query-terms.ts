@@ -4,7 +4,7 @@
 
 import { STOPWORDS, WORD_PATTERN } from '@nexus/core';
 
-/** Most terms one FTS5 expression is given; a pasted page would otherwise make a huge OR. */
+/** Most terms one search is given; a pasted page would otherwise make a huge query. */
 const MAX_TERMS = 32;
 
 /** The distinct lower-case words of `text` worth searching by, in order of first appearance. */
@@ -12,12 +12,6 @@ export function queryTerms(text: string): string[] {
   const words = [...new Set((text.normalize('NFKC').match(WORD_PATTERN) ?? []).map((word) => word.toLowerCase()))];
   const content = words.filter((word) => !STOPWORDS.has(word) && !/^\p{N}{1,2}$/u.test(word));
   return (content.length > 0 ? content : words).slice(0, MAX_TERMS);
-}
-
-/** An FTS5 expression matching any of `terms` (each quoted, so no word is read as syntax). */
-export function anyTermExpression(terms: readonly string[]): string | null {
-  const quoted = terms.map((term) => term.replaceAll('"', '')).filter((term) => term !== '');
-  return quoted.length === 0 ? null : quoted.map((term) => `"${term}"`).join(' OR ');
 }
 
 export interface FeedbackInput {
@@ -28,7 +22,7 @@ export interface FeedbackInput {
   /** How many terms to add. */
   count: number;
   /** Turns holding a term (document frequency), and turns in all. */
-  turnsHolding: (term: string) => number;
+  turnsHolding: (term: string) => Promise<number>;
   totalTurns: number;
 }
 
@@ -37,7 +31,7 @@ export interface FeedbackInput {
  * frequency in those matches times inverse document frequency. A multi-hop question names one
  * fact; the turns holding it name the thing the next fact is about.
  */
-export function feedbackTerms(input: FeedbackInput): string[] {
+export async function feedbackTerms(input: FeedbackInput): Promise<string[]> {
   if (input.count <= 0) return [];
   const known = new Set(input.queryTerms);
   const frequency = new Map<string, number>();
@@ -47,10 +41,11 @@ export function feedbackTerms(input: FeedbackInput): string[] {
       frequency.set(term, (frequency.get(term) ?? 0) + 1);
     }
   }
-  const weighted = [...frequency].map(([term, count]) => {
-    const holding = Math.max(1, input.turnsHolding(term));
-    return { term, weight: count * Math.log(1 + input.totalTurns / holding) };
-  });
+  const weighted: Array<{ term: string; weight: number }> = [];
+  for (const [term, count] of frequency) {
+    const holding = Math.max(1, await input.turnsHolding(term));
+    weighted.push({ term, weight: count * Math.log(1 + input.totalTurns / holding) });
+  }
   weighted.sort((left, right) => right.weight - left.weight || (left.term < right.term ? -1 : 1));
   return weighted.slice(0, input.count).map((entry) => entry.term);
 }

@@ -8,14 +8,13 @@
 // turn, so a date and a speaker cost a few tokens, not twenty per turn.
 
 import { InvalidInputError, type NormalTurn } from '@nexus/core';
-import { type AgentTurnRow, agentTurns } from '@nexus/db';
-import { and, eq, inArray } from 'drizzle-orm';
+import type { StoredTurn, StoreOperations } from '@nexus/db';
 import type { LedgerContext } from '../ledger-context.ts';
 import { type ChainSegment, chainSegments, requireSessionRow, requireTurnRow } from '../store/chain.ts';
 import { turnFromRow } from '../store/row-mapping.ts';
 import { readTurnRowsById } from '../store/turns-by-id.ts';
 import { indexedTurns, type LineMatch, matchOnLine, turnsHolding } from './line-matches.ts';
-import { anyTermExpression, feedbackTerms, queryTerms } from './query-terms.ts';
+import { feedbackTerms, queryTerms } from './query-terms.ts';
 import { datedLineTokens, RECALL_HEADER, type RecalledTurn, recalledLineTokens, renderRecalled } from './render-recalled.ts';
 import type { Retrieval, RetrievedPiece } from './retrieve-turns.ts';
 import { rankByVector, reciprocalRankFusion } from './turn-vectors.ts';
@@ -72,15 +71,15 @@ export const DEFAULT_RECALL_TUNING: Required<RecallTuning> = {
 };
 
 interface Candidate {
-  row: AgentTurnRow;
+  row: StoredTurn;
   value: number;
 }
 
 /** Turns on the line up to `atTurnId` that answer `query` best, within the budget, rendered. */
-export function recallTurns(ledger: LedgerContext, atTurnId: string, options: RecallOptions): Retrieval {
+export async function recallTurns(ledger: LedgerContext, atTurnId: string, options: RecallOptions): Promise<Retrieval> {
   const budget = requireBudget(options.budgetTokens);
   if (budget === 0) return EMPTY;
-  return packRecall(ledger, rankRecall(ledger, atTurnId, options), budget, options.excludeTurnIds);
+  return packRecall(ledger, await rankRecall(ledger, atTurnId, options), budget, options.excludeTurnIds);
 }
 
 /** A candidate for recall, ranked: its turn, its value and what its line costs. */
@@ -96,39 +95,37 @@ export interface RankedCandidate {
  * neighbours, done once. `excludeTurnIds` only steers feedback (which matches it reads from);
  * packing leaves excluded turns out, so one ranking serves several packings.
  */
-export function rankRecall(
+export async function rankRecall(
   ledger: LedgerContext,
   atTurnId: string,
   options: Omit<RecallOptions, 'budgetTokens'>,
-): RankedCandidate[] {
+): Promise<RankedCandidate[]> {
   const tuning = { ...DEFAULT_RECALL_TUNING, ...definedOnly(options) };
-  const db = ledger.database.db;
-  const at = requireTurnRow(db, atTurnId);
-  if (options.sessionId !== undefined) requireSessionRow(db, options.sessionId);
-  const segments = chainSegments(db, at);
+  const { store } = ledger;
+  const at = await requireTurnRow(store, atTurnId);
+  if (options.sessionId !== undefined) await requireSessionRow(store, options.sessionId);
+  const segments = await chainSegments(store, at);
   const terms = queryTerms(options.query);
-  const expression = anyTermExpression(terms);
-  if (expression === null && !options.semantic) return [];
+  if (terms.length === 0 && !options.semantic) return [];
   const limit = Math.min(500, Math.max(1, tuning.candidates));
   const excluded = options.excludeTurnIds ?? new Set<string>();
 
   let scores =
-    expression === null
+    terms.length === 0
       ? new Map<string, number>()
-      : relative(matchOnLine(ledger, segments, expression, limit), tuning.minRelevance);
+      : relative(await matchOnLine(ledger, segments, terms, limit), tuning.minRelevance);
   if (tuning.feedbackTerms > 0 && scores.size > 0) {
     const first = [...scores.keys()].filter((id) => !excluded.has(id)).slice(0, tuning.feedbackFrom);
-    const rows = readTurnRowsById(db, first);
-    const added = feedbackTerms({
+    const rows = await readTurnRowsById(store, first);
+    const added = await feedbackTerms({
       texts: first.map((id) => rows.get(id)?.searchText ?? ''),
       queryTerms: terms,
       count: tuning.feedbackTerms,
       turnsHolding: (term) => turnsHolding(ledger, term),
-      totalTurns: indexedTurns(ledger),
+      totalTurns: await indexedTurns(ledger),
     });
-    const widened = anyTermExpression([...terms, ...added]);
-    if (added.length > 0 && widened !== null) {
-      const second = relative(matchOnLine(ledger, segments, widened, limit), tuning.minRelevance);
+    if (added.length > 0) {
+      const second = relative(await matchOnLine(ledger, segments, [...terms, ...added], limit), tuning.minRelevance);
       const merged = new Map<string, number>();
       for (const [id, score] of scores) merged.set(id, score);
       for (const [id, score] of second) merged.set(id, (merged.get(id) ?? 0) + tuning.feedbackWeight * score);
@@ -137,12 +134,12 @@ export function rankRecall(
   }
   if (options.semantic) {
     const lexical = [...scores].sort((left, right) => right[1] - left[1]).map(([id]) => id);
-    const semantic = rankByVector(ledger, segments, options.semantic.model, options.semantic.queryVector, limit);
+    const semantic = await rankByVector(ledger, segments, options.semantic.model, options.semantic.queryVector, limit);
     scores = reciprocalRankFusion([lexical, semantic.map((match) => match.turnId)]);
   }
   if (scores.size === 0) return [];
 
-  const candidates = withNeighbours(ledger, segments, at.depth, scores, tuning);
+  const candidates = await withNeighbours(store, segments, at.depth, scores, tuning);
   return [...candidates.values()]
     .filter((candidate) => candidate.row.turnType === 'normal')
     .map((candidate) => {
@@ -217,17 +214,16 @@ function relative(matches: readonly LineMatch[], floor: number): Map<string, num
 }
 
 /** The matches and the turns beside them, each valued (a neighbour at a share of its match). */
-function withNeighbours(
-  ledger: LedgerContext,
+async function withNeighbours(
+  store: StoreOperations,
   segments: readonly ChainSegment[],
   atDepth: number,
   scores: ReadonlyMap<string, number>,
   tuning: Required<RecallTuning>,
-): Map<string, Candidate> {
-  const db = ledger.database.db;
-  const rows = readTurnRowsById(db, [...scores.keys()]);
+): Promise<Map<string, Candidate>> {
+  const rows = await readTurnRowsById(store, [...scores.keys()]);
   const candidates = new Map<string, Candidate>();
-  const offer = (row: AgentTurnRow, value: number) => {
+  const offer = (row: StoredTurn, value: number) => {
     const known = candidates.get(row.id);
     if (!known || known.value < value) candidates.set(row.id, { row, value });
   };
@@ -236,8 +232,8 @@ function withNeighbours(
     if (row) offer(row, score);
   }
   if (tuning.neighbours <= 0) return candidates;
-  const line = normalTurnsNear(
-    db,
+  const line = await normalTurnsNear(
+    store,
     segments,
     [...rows.values()].map((row) => row.depth),
     tuning.neighbours,
@@ -247,13 +243,13 @@ function withNeighbours(
   for (const [id, score] of scores) {
     const index = position.get(id);
     if (index === undefined) continue;
-    const depth = (line[index] as AgentTurnRow).depth;
+    const depth = (line[index] as StoredTurn).depth;
     for (let step = 1; step <= tuning.neighbours; step += 1) {
       for (const neighbour of [line[index - step], line[index + step]]) {
         // Only turns that are next to each other on the line: a gap means a turn was not read.
         if (neighbour && Math.abs(neighbour.depth - depth) <= step + COMPACTIONS_BETWEEN) {
           const ratio = tuning.neighbourLengthRatio;
-          const match = line[index] as AgentTurnRow;
+          const match = line[index] as StoredTurn;
           const length = ratio > 0 ? Math.min(1, (ratio * Math.max(1, match.tokenCount)) / Math.max(1, neighbour.tokenCount)) : 1;
           offer(neighbour, score * tuning.neighbourShare ** step * length);
         }
@@ -266,17 +262,20 @@ function withNeighbours(
 /** Compactions that may sit between two neighbouring turns (one per threshold crossing). */
 const COMPACTIONS_BETWEEN = 2;
 
+/** Wanted depths further apart than this are read separately; closer ones in one range (the few between too). */
+const READ_GAP = 16;
+
 /**
  * The normal turns within `reach` (plus room for compactions) of any of `depths` on the line, never
- * past `atDepth`, oldest first: one read per segment for every match at once.
+ * past `atDepth`, oldest first: one ranged read per cluster of matches, whatever the line's length.
  */
-function normalTurnsNear(
-  db: LedgerContext['database']['db'],
+async function normalTurnsNear(
+  store: StoreOperations,
   segments: readonly ChainSegment[],
   depths: readonly number[],
   reach: number,
   atDepth: number,
-): AgentTurnRow[] {
+): Promise<StoredTurn[]> {
   const wanted = new Set<number>();
   for (const depth of depths) {
     for (let offset = -(reach + COMPACTIONS_BETWEEN); offset <= reach + COMPACTIONS_BETWEEN; offset += 1) {
@@ -284,17 +283,23 @@ function normalTurnsNear(
       if (near >= 0 && near <= atDepth) wanted.add(near);
     }
   }
-  const rows: AgentTurnRow[] = [];
+  const rows: StoredTurn[] = [];
   for (const segment of segments) {
-    const mine = [...wanted].filter((depth) => depth >= segment.fromDepth && depth <= segment.toDepth);
-    for (let start = 0; start < mine.length; start += 500) {
-      rows.push(
-        ...db
-          .select()
-          .from(agentTurns)
-          .where(and(eq(agentTurns.sessionId, segment.sessionId), inArray(agentTurns.depth, mine.slice(start, start + 500))))
-          .all(),
-      );
+    const mine = [...wanted]
+      .filter((depth) => depth >= segment.fromDepth && depth <= segment.toDepth)
+      .sort((left, right) => left - right);
+    let index = 0;
+    while (index < mine.length) {
+      const fromDepth = mine[index] as number;
+      let toDepth = fromDepth;
+      while (index + 1 < mine.length && (mine[index + 1] as number) - toDepth <= READ_GAP) {
+        index += 1;
+        toDepth = mine[index] as number;
+      }
+      index += 1;
+      for (const row of await store.chainPage({ sessionId: segment.sessionId, fromDepth, toDepth })) {
+        if (wanted.has(row.depth)) rows.push(row);
+      }
     }
   }
   return rows.filter((row) => row.turnType === 'normal').sort((left, right) => left.depth - right.depth);

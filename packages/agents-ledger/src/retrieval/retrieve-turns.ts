@@ -1,9 +1,11 @@
-// Retrieval over raw turns: the turns of a line that match a query best (FTS5, bm25), as of a
+// Retrieval over raw turns: the turns of a line that match a query best (the store's full-text
+// search: bm25 on SQLite), as of a
 // turn, packed into a token budget. It is what plain retrieval-augmented generation sends, and one
 // of the sources a hybrid context draws on (issue 8). Every piece says which turns it holds and
 // when they were said.
 
-import { contentText, InvalidInputError, type NormalTurn, toSafeMatch } from '@nexus/core';
+import { contentText, InvalidInputError, type NormalTurn, searchTerms } from '@nexus/core';
+import type { StoredTurn, StoreOperations } from '@nexus/db';
 import type { LedgerContext } from '../ledger-context.ts';
 import { searchTurns } from '../search/search-turns.ts';
 import { chainSegments, isOnChain, requireSessionRow, requireTurnRow } from '../store/chain.ts';
@@ -50,31 +52,31 @@ export const RETRIEVAL_HEADER =
   'where two lines disagree, the later one is newer and holds):';
 
 /** Turns on the line up to `atTurnId` that match `query`, best first, within the budget. */
-export function retrieveTurns(ledger: LedgerContext, atTurnId: string, options: RetrieveOptions): Retrieval {
+export async function retrieveTurns(ledger: LedgerContext, atTurnId: string, options: RetrieveOptions): Promise<Retrieval> {
   const budget = options.budgetTokens;
   if (typeof budget !== 'number' || !(budget >= 0)) {
     throw new InvalidInputError(`budgetTokens must be a number of tokens, 0 or more; got ${String(budget)}.`, 'budgetTokens');
   }
-  const db = ledger.database.db;
-  const at = requireTurnRow(db, atTurnId);
-  const view = requireSessionRow(db, options.sessionId ?? at.sessionId);
-  const line = chainSegments(db, at);
+  const { store } = ledger;
+  const at = await requireTurnRow(store, atTurnId);
+  const view = await requireSessionRow(store, options.sessionId ?? at.sessionId);
+  const line = await chainSegments(store, at);
   const query = options.query.trim();
   if (query === '') return { pieces: [], text: '', tokens: 0 };
   const used = new Set(options.excludeTurnIds ?? []);
-  const matchesOnLine = (text: string, advanced: boolean) => {
-    const hits = searchTurns(ledger, text, {
+  const matchesOnLine = async (anyWord: boolean) => {
+    const { hits } = await searchTurns(ledger, query, {
       view: 'raw',
       sessionId: view.id,
       turnType: 'normal',
       limit: Math.min(200, Math.max(1, options.candidates ?? 100)),
-      advanced,
-    }).hits;
-    const matched = readTurnRowsById(
-      db,
+      anyWord,
+    });
+    const matched = await readTurnRowsById(
+      store,
       hits.map((hit) => hit.turnId),
     );
-    // bm25 scores are negative, better when lower: relevance is a hit's score over the best one's.
+    // Relevance is a hit's score over the best one's (both of one sign: the ratio is 1 at the best).
     const best = hits[0]?.score ?? 0;
     const floor = options.minRelevance ?? 0;
     const rows = hits
@@ -83,35 +85,36 @@ export function retrieveTurns(ledger: LedgerContext, atTurnId: string, options: 
       .filter((row): row is NonNullable<typeof row> => row !== undefined && isOnChain(line, row) && row.depth <= at.depth);
     return { matched, rows };
   };
-  let { matched, rows: onLine } = matchesOnLine(query, false);
+  let { matched, rows: onLine } = await matchesOnLine(false);
   // Search wants every word first. The message being answered has all of its own words, so when
   // it (excluded) or turns off this line were the only such matches, any word will do.
-  const anyWord = toSafeMatch(query, 'any');
-  if (onLine.every((row) => used.has(row.id)) && anyWord.match && anyWord.terms.length > 1) {
-    ({ matched, rows: onLine } = matchesOnLine(anyWord.match, true));
+  if (onLine.every((row) => used.has(row.id)) && searchTerms(query).length > 1) {
+    ({ matched, rows: onLine } = await matchesOnLine(true));
   }
 
   const headerTokens = ledger.tokenCounter.countText(RETRIEVAL_HEADER);
   let tokens = headerTokens;
   const pieces: RetrievedPiece[] = [];
-  onLine.forEach((row, rank) => {
-    if (used.has(row.id)) return;
+  for (const [rank, row] of onLine.entries()) {
+    if (used.has(row.id)) continue;
     const turn = turnFromRow(row) as NormalTurn;
     // A reply is read with what it answers: "yes, 16.2" says nothing alone.
-    const parent = turn.role === 'assistant' && row.parentTurnId ? requireTurnRow(db, row.parentTurnId) : null;
+    const parent = turn.role === 'assistant' && row.parentTurnId ? await requireTurnRow(store, row.parentTurnId) : null;
     const turns = [
       parent && parent.turnType === 'normal' && !used.has(parent.id) ? (turnFromRow(parent) as NormalTurn) : null,
       turn,
     ].filter((candidate): candidate is NormalTurn => candidate !== null);
     const text = turns.map(renderRetrievedTurn).join('\n');
     const cost = ledger.tokenCounter.countText(text) + 1;
-    if (tokens + cost > budget) return;
+    if (tokens + cost > budget) continue;
     tokens += cost;
     for (const piece of turns) used.add(piece.id);
     pieces.push({ turnIds: turns.map((piece) => piece.id), rank, text, tokens: cost });
-  });
+  }
   if (pieces.length === 0) return { pieces, text: '', tokens: 0 };
-  const ordered = [...pieces].sort((a, b) => depthOf(matched, db, a) - depthOf(matched, db, b));
+  const depths = new Map<RetrievedPiece, number>();
+  for (const piece of pieces) depths.set(piece, await depthOf(matched, store, piece));
+  const ordered = [...pieces].sort((a, b) => (depths.get(a) as number) - (depths.get(b) as number));
   return { pieces, text: `${RETRIEVAL_HEADER}\n${ordered.map((piece) => piece.text).join('\n')}`, tokens };
 }
 
@@ -120,11 +123,7 @@ export function renderRetrievedTurn(turn: NormalTurn): string {
   return `[${turn.id} · ${time} · ${turn.role}] ${contentText(turn.content).replace(/\s+/g, ' ').trim()}`;
 }
 
-function depthOf(
-  matched: ReturnType<typeof readTurnRowsById>,
-  db: LedgerContext['database']['db'],
-  piece: RetrievedPiece,
-): number {
+async function depthOf(matched: ReadonlyMap<string, StoredTurn>, store: StoreOperations, piece: RetrievedPiece): Promise<number> {
   const first = piece.turnIds[0] as string;
-  return (matched.get(first) ?? requireTurnRow(db, first)).depth;
+  return (matched.get(first) ?? (await requireTurnRow(store, first))).depth;
 }

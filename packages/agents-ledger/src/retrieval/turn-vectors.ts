@@ -1,7 +1,7 @@
-// Embedding vectors of turns, kept in the ledger (table turn_embeddings: one float32 vector per turn
-// and model), and the turns of a line ranked by cosine similarity to a query vector. A plain table
-// read in full per query: exact, and fast enough for the lines a context searches (tens of thousands
-// of turns); an approximate index (sqlite-vec, pgvector) is the step for more.
+// Embedding vectors of turns, kept in the ledger through the store (one float32 vector per turn and
+// model), and the turns of a line ranked by cosine similarity to a query vector. Every vector of
+// the line is read per query: exact, and fast enough for the lines a context searches (tens of
+// thousands of turns); an approximate index (sqlite-vec, pgvector) is the step for more.
 
 import { cosineSimilarity, type Embedder, InvalidInputError } from '@nexus/core';
 import type { LedgerContext } from '../ledger-context.ts';
@@ -11,66 +11,40 @@ import type { LineMatch } from './line-matches.ts';
 /** Texts sent to the embedder per call. */
 const BATCH = 64;
 
-function lineClause(segments: readonly ChainSegment[]): { sql: string; parameters: unknown[] } {
-  if (segments.length === 0) return { sql: '0', parameters: [] };
-  return {
-    sql: segments.map(() => '(t.session_id = ? AND t.depth BETWEEN ? AND ?)').join(' OR '),
-    parameters: segments.flatMap((segment) => [segment.sessionId, segment.fromDepth, segment.toDepth]),
-  };
-}
-
 /**
  * Embeds the normal turns of the line that have no vector for this model yet, oldest first, and
- * stores them: each batch in one transaction, so an embedder failing midway keeps what it gave.
+ * stores them: each batch in one store write, so an embedder failing midway keeps what it gave.
  * Returns how many turns were embedded.
  */
 export async function embedLine(ledger: LedgerContext, embedder: Embedder, segments: readonly ChainSegment[]): Promise<number> {
-  const { sqlite } = ledger.database;
-  const line = lineClause(segments);
-  const missing = sqlite
-    .prepare(
-      'SELECT t.id AS id, t.search_text AS text FROM agent_turns t ' +
-        'LEFT JOIN turn_embeddings e ON e.turn_id = t.id AND e.model = ? ' +
-        `WHERE t.turn_type = 'normal' AND e.turn_id IS NULL AND (${line.sql}) ORDER BY t.depth`,
-    )
-    .all(embedder.model, ...line.parameters) as Array<{ id: string; text: string | null }>;
-  const insert = sqlite.prepare(
-    'INSERT OR REPLACE INTO turn_embeddings (turn_id, model, dimensions, vector) VALUES (?, ?, ?, ?)',
-  );
+  const missing = await ledger.store.turnsWithoutEmbedding(embedder.model, segments);
   for (let start = 0; start < missing.length; start += BATCH) {
     const batch = missing.slice(start, start + BATCH);
     const vectors = await embedder.embed(batch.map((row) => row.text ?? ''));
     checkVectors(vectors, batch.length, embedder.model);
-    sqlite.transaction(() => {
-      for (const [index, row] of batch.entries()) {
-        const vector = Float32Array.from(vectors[index] as number[]);
-        insert.run(row.id, embedder.model, vector.length, Buffer.from(vector.buffer));
-      }
-    })();
+    await ledger.store.putTurnEmbeddings(
+      embedder.model,
+      batch.map((row, index) => ({ turnId: row.turnId, vector: Float32Array.from(vectors[index] as number[]) })),
+    );
   }
   return missing.length;
 }
 
 /** The line's turns with a vector of `model`, most similar to `query` first (similarity as score). */
-export function rankByVector(
+export async function rankByVector(
   ledger: LedgerContext,
   segments: readonly ChainSegment[],
   model: string,
   query: readonly number[],
   limit: number,
-): LineMatch[] {
-  const line = lineClause(segments);
-  const rows = ledger.database.sqlite
-    .prepare(
-      'SELECT t.id AS turnId, t.depth AS depth, e.vector AS vector FROM turn_embeddings e ' +
-        `JOIN agent_turns t ON t.id = e.turn_id WHERE e.model = ? AND (${line.sql})`,
-    )
-    .all(model, ...line.parameters) as Array<{ turnId: string; depth: number; vector: Buffer }>;
+): Promise<LineMatch[]> {
+  const rows = await ledger.store.turnEmbeddings(model, segments);
   const queryVector = Float32Array.from(query);
-  const scored = rows.map((row) => {
-    const vector = new Float32Array(row.vector.buffer, row.vector.byteOffset, row.vector.byteLength / 4);
-    return { turnId: row.turnId, depth: row.depth, score: cosineSimilarity(queryVector, vector) };
-  });
+  const scored = rows.map((row) => ({
+    turnId: row.turnId,
+    depth: row.depth,
+    score: cosineSimilarity(queryVector, row.vector),
+  }));
   // Ties go to the later turn, as everywhere in recall.
   scored.sort((left, right) => right.score - left.score || right.depth - left.depth);
   return scored.slice(0, limit);

@@ -2,7 +2,7 @@
 // including what compactions replaced — and open what it finds. The definition is Anthropic's tool
 // format; the handler returns compact text with ids that getTurn / getSummarizedTurns can open.
 
-import { toSafeMatch } from '@nexus/core';
+import { searchTerms } from '@nexus/core';
 import type { AgentsLedger } from '../agents-ledger.ts';
 import type { TurnSearchResult } from './search-turns.ts';
 
@@ -81,9 +81,8 @@ export function createRecallToolHandler(options: RecallToolOptions) {
     const keep = (found: TurnSearchResult) => found.hits.filter((hit) => !excluded.has(hit.via ?? hit.turnId)).slice(0, take);
     let turnHits = keep(await options.ledger.search(query, searchOptions));
     // Every word matched only the excluded turns (the question has all its own words): any word will do.
-    const anyWord = toSafeMatch(query, 'any');
-    if (turnHits.length === 0 && excluded.size > 0 && anyWord.match && anyWord.terms.length > 1) {
-      turnHits = keep(await options.ledger.search(anyWord.match, { ...searchOptions, advanced: true }));
+    if (turnHits.length === 0 && excluded.size > 0 && searchTerms(query).length > 1) {
+      turnHits = keep(await options.ledger.search(query, { ...searchOptions, anyWord: true }));
     }
     const turns = { hits: turnHits };
     const excludedEvents = options.excludeEventIds ?? new Set<string>();
