@@ -1,11 +1,15 @@
-// Appending events. One IMMEDIATE transaction per call, so a batch is all written or none of it,
-// and two processes appending to one channel take turns: seq stays gapless and the chain intact.
-// Re-delivery of a (channel, externalId) already stored returns the stored event and writes nothing.
+// Appending events. Every input is checked and encoded first, with no I/O; then the store does the
+// whole batch as one operation: the re-delivery lookups, each channel's tail, and the inserts, all
+// of it written or none. The store calls back here to seal each new event on its channel's tail
+// (id, seq, prevHash, hash): pure work, done while the channel is held, so two appenders never
+// continue the same tail. Re-delivery of a (channel, externalId) already stored returns the stored
+// event and writes nothing.
 
-import type { IdGenerator, LedgerEvent } from '@nexus/core';
-import { type EventRow, eventStatements, type LedgerDatabase } from '@nexus/db';
+import type { LedgerEvent } from '@nexus/core';
+import type { EventRecord, EventTail } from '@nexus/db';
 import { eventHash } from './event-hash.ts';
 import { eventFromRow } from './event-mapping.ts';
+import type { EventsContext } from './events-context.ts';
 import { type ValidatedEvent, validateEventInput } from './validate-event.ts';
 
 export interface AppendedEvent {
@@ -24,32 +28,35 @@ export interface EventConflict {
   fields: string[];
 }
 
-export interface AppendContext {
-  database: LedgerDatabase;
-  now: () => number;
-  generateId: IdGenerator;
-}
-
-export function appendEvents(context: AppendContext, inputs: readonly unknown[]): AppendedEvent[] {
-  // Every input is checked before the transaction opens: one bad event refuses the whole call.
+export async function appendEvents(context: EventsContext, inputs: readonly unknown[]): Promise<AppendedEvent[]> {
+  // Every input is checked before anything is written: one bad event refuses the whole call.
   const validated = inputs.map(validateEventInput);
-  const statements = eventStatements(context.database);
-  return context.database.transaction(() => {
-    const receivedAt = context.now();
-    const heads = new Map<string, { seq: number; hash: string } | null>();
-    return validated.map((input) => {
-      const stored = statements.findByExternalId(input.channel, input.externalId);
-      if (stored) return { event: eventFromRow(stored), duplicate: true, conflict: conflictWith(stored, input) };
-      const row = nextRow(context, input, receivedAt, channelHead(heads, input.channel, statements));
-      statements.insertEvent(row);
-      heads.set(input.channel, { seq: row.seq, hash: row.hash });
-      return { event: eventFromRow(row), duplicate: false, conflict: null };
-    });
+  // The clock is read once per call, when the first new event is sealed (inside the write, so
+  // receivedAt follows the order the events are stored in); a batch is received at one moment.
+  let receivedAt: number | undefined;
+  // The payload as a value, parsed once while sealing: the search text and the returned event use it.
+  const parsed = new Map<number, unknown>();
+  const appended = await context.store.appendEvents({
+    events: validated,
+    seal: (index, tail) => {
+      receivedAt ??= context.now();
+      const input = validated[index] as ValidatedEvent;
+      const payload: unknown = JSON.parse(input.payload);
+      parsed.set(index, payload);
+      return sealed(context, input, payload, receivedAt, tail);
+    },
+  });
+  return appended.map(({ record, duplicate }, index) => {
+    if (duplicate) {
+      const input = validated[index] as ValidatedEvent;
+      return { event: eventFromRow(record), duplicate: true, conflict: conflictWith(record, input) };
+    }
+    return { event: eventOf(record, parsed.get(index)), duplicate: false, conflict: null };
   });
 }
 
 /** What a re-delivery says differently from the stored event; occurredAt only when it gave one. */
-function conflictWith(stored: EventRow, input: ValidatedEvent): EventConflict | null {
+function conflictWith(stored: EventRecord, input: ValidatedEvent): EventConflict | null {
   const fields: string[] = [];
   if (stored.author !== input.author) fields.push('author');
   if (stored.kind !== input.kind) fields.push('kind');
@@ -58,21 +65,14 @@ function conflictWith(stored: EventRow, input: ValidatedEvent): EventConflict | 
   return fields.length > 0 ? { fields } : null;
 }
 
-function channelHead(
-  heads: Map<string, { seq: number; hash: string } | null>,
-  channel: string,
-  statements: ReturnType<typeof eventStatements>,
-): { seq: number; hash: string } | null {
-  if (!heads.has(channel)) heads.set(channel, statements.lastOfChannel(channel) ?? null);
-  return heads.get(channel) ?? null;
-}
-
-function nextRow(
-  context: AppendContext,
+/** The stored form of a new event continuing `tail`. */
+function sealed(
+  context: EventsContext,
   input: ValidatedEvent,
+  payload: unknown,
   receivedAt: number,
-  head: { seq: number; hash: string } | null,
-): EventRow {
+  tail: EventTail | null,
+): EventRecord {
   const fields = {
     id: context.generateId('event'),
     channel: input.channel,
@@ -82,22 +82,39 @@ function nextRow(
     payload: input.payload,
     occurredAt: input.occurredAt ?? receivedAt,
     receivedAt,
-    seq: (head?.seq ?? 0) + 1,
-    prevHash: head?.hash ?? null,
+    seq: (tail?.seq ?? 0) + 1,
+    prevHash: tail?.hash ?? null,
   };
   // search_text is derived for full-text search and deliberately outside the hash.
-  return { ...fields, hash: eventHash(fields), searchText: searchTextOf(input) };
+  return { ...fields, hash: eventHash(fields), searchText: searchTextOf(input.author, payload) };
+}
+
+/** A new event as returned: its payload is the value its canonical text was parsed into when sealed. */
+function eventOf(record: EventRecord, payload: unknown): LedgerEvent {
+  return {
+    id: record.id,
+    channel: record.channel,
+    externalId: record.externalId,
+    author: record.author,
+    kind: record.kind,
+    payload,
+    occurredAt: record.occurredAt,
+    receivedAt: record.receivedAt,
+    seq: record.seq,
+    prevHash: record.prevHash,
+    hash: record.hash,
+  };
 }
 
 /** The author and every string in the payload, which is what a person would search an event for. */
-function searchTextOf(input: ValidatedEvent): string {
-  const strings: string[] = input.author ? [input.author] : [];
+export function searchTextOf(author: string | null, payload: unknown): string {
+  const strings: string[] = author ? [author] : [];
   const collect = (value: unknown): void => {
     if (typeof value === 'string') strings.push(value);
     else if (Array.isArray(value)) for (const item of value) collect(item);
     else if (typeof value === 'object' && value !== null) for (const item of Object.values(value)) collect(item);
   };
-  collect(JSON.parse(input.payload));
+  collect(payload);
   // NFKC here and on queries, so compatibility forms (ＡＢＣ, ﬁ, ²) are found by plain text.
   return strings.join('\n').normalize('NFKC');
 }

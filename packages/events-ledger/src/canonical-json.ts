@@ -8,7 +8,59 @@ import { InvalidInputError } from '@nexus/core';
 export const MAX_PAYLOAD_DEPTH = 64;
 
 export function canonicalJson(value: unknown, path = 'payload'): string {
-  return encode(value, path, new Set());
+  // Every event is encoded on append: the fast encoder builds no paths; when it meets anything JSON
+  // cannot hold it gives up, and the careful one below finds the problem and names its path.
+  return fastEncode(value, []) ?? encode(value, path, new Set());
+}
+
+/** The same encoding as `encode`, or undefined where `encode` would throw. */
+function fastEncode(value: unknown, open: object[]): string | undefined {
+  if (value === null) return 'null';
+  switch (typeof value) {
+    case 'string':
+      return JSON.stringify(value);
+    case 'boolean':
+      return value ? 'true' : 'false';
+    case 'number':
+      return Number.isFinite(value) ? JSON.stringify(value) : undefined;
+    case 'object':
+      break;
+    default:
+      return undefined;
+  }
+  const container = value as object;
+  if (open.length >= MAX_PAYLOAD_DEPTH || open.includes(container)) return undefined;
+  open.push(container);
+  let out: string;
+  if (Array.isArray(container)) {
+    out = '[';
+    for (let index = 0; index < container.length; index += 1) {
+      const item: unknown = container[index];
+      const encoded = item === undefined ? undefined : fastEncode(item, open);
+      if (encoded === undefined) return undefined;
+      out += index === 0 ? encoded : `,${encoded}`;
+    }
+    out += ']';
+  } else {
+    const prototype = Object.getPrototypeOf(container);
+    if (prototype !== Object.prototype && prototype !== null) return undefined;
+    const record = container as Record<string, unknown>;
+    // The default sort compares UTF-16 code units, as `encode`'s comparator does.
+    const keys = Object.keys(record).sort();
+    out = '{';
+    let first = true;
+    for (const key of keys) {
+      const item = record[key];
+      if (item === undefined) continue;
+      const encoded = fastEncode(item, open);
+      if (encoded === undefined) return undefined;
+      out += `${first ? '' : ','}${JSON.stringify(key)}:${encoded}`;
+      first = false;
+    }
+    out += '}';
+  }
+  open.pop();
+  return out;
 }
 
 function encode(value: unknown, path: string, ancestors: Set<object>): string {

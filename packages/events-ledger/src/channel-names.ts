@@ -1,14 +1,8 @@
 // The channels a whole-ledger walk visits: the one asked for, or every channel in name order.
 
-import { events, type LedgerDatabase } from '@nexus/db';
-import { asc } from 'drizzle-orm';
+import type { StoreOperations } from '@nexus/db';
 
-export function channelNames(database: LedgerDatabase, channel?: string): string[] {
+export async function channelNames(store: StoreOperations, channel?: string): Promise<string[]> {
   if (channel !== undefined) return [channel];
-  return database.db
-    .selectDistinct({ channel: events.channel })
-    .from(events)
-    .orderBy(asc(events.channel))
-    .all()
-    .map((row) => row.channel);
+  return store.eventChannels();
 }

@@ -5,8 +5,7 @@
 // that seq.
 
 import { InvalidInputError } from '@nexus/core';
-import { events, type LedgerDatabase } from '@nexus/db';
-import { and, desc, eq } from 'drizzle-orm';
+import type { StoreOperations } from '@nexus/db';
 import { channelNames } from './channel-names.ts';
 
 export const CHECKPOINT_FORMAT = 'nexus-events-checkpoint/v1';
@@ -37,19 +36,14 @@ export interface CheckpointProblem {
  * listing the channels (a walk of the (channel, seq) index). A channel asked for that holds no event
  * is refused, so a mistyped name cannot produce a checkpoint that anchors nothing.
  */
-export function takeCheckpoint(database: LedgerDatabase, now: number, channel?: string): EventsCheckpoint {
-  const heads = channelNames(database, channel).flatMap((name) => {
-    const last = database.db
-      .select({ seq: events.seq, hash: events.hash })
-      .from(events)
-      .where(eq(events.channel, name))
-      .orderBy(desc(events.seq))
-      .limit(1)
-      .get();
-    return last ? [{ channel: name, seq: last.seq, hash: last.hash }] : [];
-  });
+export async function takeCheckpoint(store: StoreOperations, now: number, channel?: string): Promise<EventsCheckpoint> {
+  const heads: ChannelHead[] = [];
+  for (const name of await channelNames(store, channel)) {
+    const tail = await store.channelTail(name);
+    if (tail) heads.push({ channel: name, seq: tail.seq, hash: tail.hash });
+  }
   if (channel !== undefined && heads.length === 0) {
-    const known = channelNames(database);
+    const known = await channelNames(store);
     throw new InvalidInputError(
       `channel ${JSON.stringify(channel)} has no events to anchor; ${known.length === 0 ? 'the ledger has no events yet' : `known channels: ${known.slice(0, 20).join(', ')}${known.length > 20 ? ', …' : ''}`}.`,
       'channel',
@@ -59,22 +53,12 @@ export function takeCheckpoint(database: LedgerDatabase, now: number, channel?: 
 }
 
 /** Every channel of the checkpoint that no longer reaches its recorded head with the same hash. */
-export function checkAgainstCheckpoint(database: LedgerDatabase, checkpoint: EventsCheckpoint): CheckpointProblem[] {
+export async function checkAgainstCheckpoint(store: StoreOperations, checkpoint: EventsCheckpoint): Promise<CheckpointProblem[]> {
   const problems: CheckpointProblem[] = [];
   for (const head of checkpoint.channels) {
-    const stored = database.db
-      .select({ hash: events.hash })
-      .from(events)
-      .where(and(eq(events.channel, head.channel), eq(events.seq, head.seq)))
-      .get();
+    const stored = await store.eventAtSeq(head.channel, head.seq);
     if (!stored) {
-      const last = database.db
-        .select({ seq: events.seq })
-        .from(events)
-        .where(eq(events.channel, head.channel))
-        .orderBy(desc(events.seq))
-        .limit(1)
-        .get();
+      const last = await store.channelTail(head.channel);
       problems.push({
         channel: head.channel,
         seq: head.seq,

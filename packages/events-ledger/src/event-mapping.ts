@@ -1,9 +1,9 @@
-// Stored rows to LedgerEvents: the payload goes back from canonical text to a value.
+// Stored records to LedgerEvents: the payload goes back from canonical text to a value.
 
 import type { LedgerEvent } from '@nexus/core';
-import type { EventRow } from '@nexus/db';
+import type { EventRecord } from '@nexus/db';
 
-export function eventFromRow(row: EventRow): LedgerEvent {
+export function eventFromRow(row: EventRecord): LedgerEvent {
   return {
     id: row.id,
     channel: row.channel,

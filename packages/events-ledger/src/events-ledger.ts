@@ -1,26 +1,28 @@
-// The events ledger's public face: append (idempotent, batched), get, list/range, verify, and the
-// turns that cite an event. Shares the database file with the agents ledger.
+// The events ledger's public face: append (idempotent, batched), get, list/range, verify and
+// checkpoints, search. Everything goes through a LedgerStore, which it may share with the agents
+// ledger (the agents ledger owns the link from turns to the events they cite: turnsCiting is there).
 
 import { generateId as defaultGenerateId, type IdGenerator, type LedgerEvent } from '@nexus/core';
-import { fromDriverError, type LedgerDatabase, openDatabase } from '@nexus/db';
+import { fromDriverError, type LedgerStore, openLedgerStore } from '@nexus/db';
 import { type AppendedEvent, appendEvents } from './append-events.ts';
 import { checkAgainstCheckpoint, type EventsCheckpoint, takeCheckpoint } from './checkpoint.ts';
-import { type EventPage, getEvent, listEvents, type RangeOptions, rangeEvents, turnsCiting } from './read-events.ts';
+import type { EventsContext } from './events-context.ts';
+import { type EventPage, getEvent, listEvents, type RangeOptions, rangeEvents } from './read-events.ts';
 import { type EventSearchOptions, type EventSearchResult, searchEvents } from './search-events.ts';
 import type { AppendEventInput } from './validate-event.ts';
 import { type VerifyResult, verifyChains } from './verify-chain.ts';
 
 export interface EventsLedgerOptions {
-  database: LedgerDatabase;
+  store: LedgerStore;
   now?: () => number;
   generateId?: IdGenerator;
 }
 
 export interface EventsLedger {
-  readonly database: LedgerDatabase;
+  readonly store: LedgerStore;
   /** Appends one event; a re-delivered (channel, externalId) returns the stored one. */
   append(input: AppendEventInput): Promise<AppendedEvent>;
-  /** Appends a batch in one transaction: all of it, or none (a bad item refuses the batch). */
+  /** Appends a batch in one store operation: all of it, or none (a bad item refuses the batch). */
   appendBatch(inputs: readonly AppendEventInput[]): Promise<AppendedEvent[]>;
   get(eventId: string): Promise<LedgerEvent>;
   list(options: RangeOptions & { afterSeq?: number }): Promise<EventPage>;
@@ -33,60 +35,56 @@ export interface EventsLedger {
   verify(options?: { channel?: string; checkpoint?: EventsCheckpoint }): Promise<VerifyResult>;
   /** Each channel's newest seq and hash, to keep somewhere else and verify against later. */
   checkpoint(options?: { channel?: string }): Promise<EventsCheckpoint>;
-  turnsCiting(eventId: string): Promise<string[]>;
-  /** Null when the event search index agrees with the events; otherwise what SQLite reported. */
+  /** Null when the event search index agrees with the events; otherwise what the store reported. */
   checkSearchIndex(): Promise<string | null>;
   /** Full-text search over events, ranked by bm25. */
   search(query: string, options?: EventSearchOptions): Promise<EventSearchResult>;
-  close(): void;
+  /** Closes the store (a store shared with the agents ledger is closed for both). */
+  close(): Promise<void>;
 }
 
 export function createEventsLedger(options: EventsLedgerOptions): EventsLedger {
-  const context = {
-    database: options.database,
+  const { store } = options;
+  const context: EventsContext = {
+    store,
     now: options.now ?? Date.now,
     generateId: options.generateId ?? defaultGenerateId,
   };
-  const guard = async <T>(work: () => T): Promise<T> => {
+  // Stores already turn driver errors into LedgerErrors; this catches what a synchronous throw
+  // before the first await would otherwise let escape as a throw instead of a rejection.
+  const guard = async <T>(work: () => Promise<T> | T): Promise<T> => {
     try {
-      return work();
+      return await work();
     } catch (error) {
       throw fromDriverError(error);
     }
   };
   return {
-    database: options.database,
-    append: (input) => guard(() => appendEvents(context, [input])[0] as AppendedEvent),
+    store,
+    append: (input) => guard(async () => (await appendEvents(context, [input]))[0] as AppendedEvent),
     appendBatch: (inputs) => guard(() => appendEvents(context, inputs)),
-    get: (eventId) => guard(() => getEvent(options.database, eventId)),
-    list: (listOptions) => guard(() => listEvents(options.database, listOptions)),
-    range: (rangeOptions) => rangeEvents(options.database, rangeOptions),
+    get: (eventId) => guard(() => getEvent(store, eventId)),
+    list: (listOptions) => guard(() => listEvents(store, listOptions)),
+    range: (rangeOptions) => rangeEvents(store, rangeOptions),
     verify: (verifyOptions) =>
-      guard(() => {
-        const result = verifyChains(options.database, verifyOptions);
+      guard(async () => {
+        const result = await verifyChains(store, verifyOptions);
         if (!verifyOptions?.checkpoint) return result;
-        const problems = checkAgainstCheckpoint(options.database, verifyOptions.checkpoint);
+        const problems = await checkAgainstCheckpoint(store, verifyOptions.checkpoint);
         return { ...result, ok: result.ok && problems.length === 0, checkpointProblems: problems };
       }),
-    checkpoint: (checkpointOptions) => guard(() => takeCheckpoint(options.database, context.now(), checkpointOptions?.channel)),
-    turnsCiting: (eventId) => guard(() => turnsCiting(options.database, eventId)),
-    checkSearchIndex: async () => {
-      try {
-        options.database.sqlite.prepare("INSERT INTO events_fts (events_fts, rank) VALUES ('integrity-check', 1)").run();
-        return null;
-      } catch (error) {
-        return (error as Error).message;
-      }
-    },
-    search: async (query, searchOptions) => searchEvents(options.database, query, searchOptions),
-    close: () => options.database.close(),
+    checkpoint: (checkpointOptions) => guard(() => takeCheckpoint(store, context.now(), checkpointOptions?.channel)),
+    checkSearchIndex: () => guard(() => store.checkEventSearchIndex()),
+    search: (query, searchOptions) => guard(() => searchEvents(context, query, searchOptions)),
+    close: () => store.close(),
   };
 }
 
+/** Opens the events ledger at `location` (a SQLite file path), with migrations applied unless read-only. */
 export function openEventsLedger(
-  path: string,
-  options: Omit<EventsLedgerOptions, 'database'> & { readonly?: boolean; mustExist?: boolean } = {},
+  location: string,
+  options: Omit<EventsLedgerOptions, 'store'> & { readonly?: boolean; mustExist?: boolean } = {},
 ): EventsLedger {
   const { readonly, mustExist, ...ledgerOptions } = options;
-  return createEventsLedger({ ...ledgerOptions, database: openDatabase({ path, readonly, mustExist }) });
+  return createEventsLedger({ ...ledgerOptions, store: openLedgerStore(location, { readonly, mustExist }) });
 }

@@ -3,6 +3,7 @@ export { canonicalJson, MAX_PAYLOAD_DEPTH } from './canonical-json.ts';
 export type { ChannelHead, CheckpointProblem, EventsCheckpoint } from './checkpoint.ts';
 export { CHECKPOINT_FORMAT, parseCheckpoint } from './checkpoint.ts';
 export { eventHash } from './event-hash.ts';
+export type { EventsContext } from './events-context.ts';
 export type { EventsLedger, EventsLedgerOptions } from './events-ledger.ts';
 export { createEventsLedger, openEventsLedger } from './events-ledger.ts';
 export type { EventPage, RangeOptions } from './read-events.ts';

@@ -2,8 +2,7 @@
 // a hash that does not match its event, a prevHash that does not match the previous event, or a
 // gap in the sequence. Reads a page at a time.
 
-import { events, type LedgerDatabase } from '@nexus/db';
-import { and, asc, eq, gt } from 'drizzle-orm';
+import type { StoreOperations } from '@nexus/db';
 import { channelNames } from './channel-names.ts';
 import type { CheckpointProblem } from './checkpoint.ts';
 import { eventHash } from './event-hash.ts';
@@ -25,28 +24,29 @@ export interface VerifyResult {
   checkpointProblems?: CheckpointProblem[];
 }
 
-export function verifyChains(database: LedgerDatabase, options: { channel?: string; pageSize?: number } = {}): VerifyResult {
-  const channels = channelNames(database, options.channel);
+export async function verifyChains(
+  store: StoreOperations,
+  options: { channel?: string; pageSize?: number } = {},
+): Promise<VerifyResult> {
+  const channels = await channelNames(store, options.channel);
   let checked = 0;
   for (const channel of channels) {
-    const result = verifyChannel(database, channel, options.pageSize ?? 1000);
+    const result = await verifyChannel(store, channel, options.pageSize ?? 1000);
     checked += result.checked;
     if (result.broken) return { ok: false, checked, channels: channels.length, firstBroken: result.broken };
   }
   return { ok: true, checked, channels: channels.length };
 }
 
-function verifyChannel(database: LedgerDatabase, channel: string, pageSize: number): { checked: number; broken?: BrokenLink } {
+async function verifyChannel(
+  store: StoreOperations,
+  channel: string,
+  pageSize: number,
+): Promise<{ checked: number; broken?: BrokenLink }> {
   let previous = null as { seq: number; hash: string } | null;
   let checked = 0;
   for (;;) {
-    const page = database.db
-      .select()
-      .from(events)
-      .where(and(eq(events.channel, channel), gt(events.seq, previous?.seq ?? 0)))
-      .orderBy(asc(events.seq))
-      .limit(pageSize)
-      .all();
+    const page = await store.eventPage({ channel, afterSeq: previous?.seq ?? 0, limit: pageSize });
     for (const row of page) {
       const expectedSeq: number = (previous?.seq ?? 0) + 1;
       const broken = (reason: string): { checked: number; broken: BrokenLink } => ({

@@ -15,8 +15,8 @@ import {
 } from './helpers.ts';
 
 let temp: TempEvents | undefined;
-afterEach(() => {
-  temp?.cleanup();
+afterEach(async () => {
+  await temp?.cleanup();
   temp = undefined;
 });
 
@@ -74,7 +74,7 @@ describe('sequence numbers and the hash chain', () => {
   it('continues the chain after the file is closed and reopened', async () => {
     temp = openTempEvents();
     const first = (await temp.ledger.append(message('a', '1'))).event;
-    temp.ledger.close();
+    await temp.ledger.close();
     const reopened = temp.reopen({ generateId: () => 'e_reopened', now: steppingClock(START_TIME * 2) });
     const second = await reopened.append(message('a', '2'));
     expect(second.event.id).toBe('e_reopened');
@@ -189,7 +189,7 @@ describe('payloads are stored as canonical JSON', () => {
       const { event } = await temp.ledger.append({ channel: 'c', externalId: 'x', payload, occurredAt: 5 });
       const row = rawEvents(temp.ledger)[0];
       stored.push({ payload: row?.payload ?? '', hash: event.hash });
-      temp.cleanup();
+      await temp.cleanup();
       temp = undefined;
     }
     expect(stored[0]?.payload).toBe('{"A":true,"a":{"c":"x","d":[3,{"y":2,"z":1}]},"b":1,"é":null}');

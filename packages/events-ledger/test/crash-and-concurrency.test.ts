@@ -10,16 +10,16 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type EventsLedger, openEventsLedger } from '../src/index.ts';
-import { countEvents, makeTempDir } from './helpers.ts';
+import { countEvents, makeTempDir, withRawSqlite } from './helpers.ts';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const FIXTURES = fileURLToPath(new URL('./fixtures/', import.meta.url));
 const TOTAL = 100_000;
 const BATCH = 1000;
 
-const cleanups: (() => void)[] = [];
-afterEach(() => {
-  for (const cleanup of cleanups.splice(0).reverse()) cleanup();
+const cleanups: (() => void | Promise<void>)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
 interface Child {
@@ -61,10 +61,10 @@ function startChild(script: string, args: string[]): Child {
 function openTemp(): { file: string; open(): EventsLedger } {
   const dir = makeTempDir();
   const opened: EventsLedger[] = [];
-  cleanups.push(() => {
+  cleanups.push(async () => {
     for (const ledger of opened) {
       try {
-        ledger.close();
+        await ledger.close();
       } catch {
         // already closed
       }
@@ -83,20 +83,26 @@ function openTemp(): { file: string; open(): EventsLedger } {
 }
 
 function channelStats(ledger: EventsLedger, channel: string): { count: number; maxSeq: number; distinctSeqs: number } {
-  return ledger.database.sqlite
-    .prepare(
-      'SELECT count(*) AS count, coalesce(max(seq), 0) AS maxSeq, count(DISTINCT seq) AS distinctSeqs FROM events WHERE channel = ?',
-    )
-    .get(channel) as { count: number; maxSeq: number; distinctSeqs: number };
+  return withRawSqlite(
+    ledger,
+    (sqlite) =>
+      sqlite
+        .prepare(
+          'SELECT count(*) AS count, coalesce(max(seq), 0) AS maxSeq, count(DISTINCT seq) AS distinctSeqs FROM events WHERE channel = ?',
+        )
+        .get(channel) as { count: number; maxSeq: number; distinctSeqs: number },
+  );
 }
 
 /** SHA-256 over every stored column of the channel's events up to `throughSeq`, in seq order. */
 function digest(ledger: EventsLedger, channel: string, throughSeq: number): string {
   const hash = createHash('sha256');
-  const rows = ledger.database.sqlite
-    .prepare('SELECT * FROM events WHERE channel = ? AND seq <= ? ORDER BY seq')
-    .iterate(channel, throughSeq) as Iterable<Record<string, unknown>>;
-  for (const row of rows) hash.update(JSON.stringify(row));
+  withRawSqlite(ledger, (sqlite) => {
+    const rows = sqlite
+      .prepare('SELECT * FROM events WHERE channel = ? AND seq <= ? ORDER BY seq')
+      .iterate(channel, throughSeq) as Iterable<Record<string, unknown>>;
+    for (const row of rows) hash.update(JSON.stringify(row));
+  });
   return hash.digest('hex');
 }
 
@@ -104,7 +110,7 @@ describe('a writer killed with SIGKILL in the middle of an ingest', () => {
   it('loses no reported batch, leaves a gapless verified chain, and a re-run stores exactly the rest', async () => {
     const temp = openTemp();
     // Create the file and its schema first, so the child does not race the parent's checks.
-    temp.open().close();
+    await temp.open().close();
 
     const killAfter = 2 + Math.floor(Math.random() * 19); // batches reported before the kill: 2..20
     const delayMs = Math.floor(Math.random() * 25); // then a little longer, to land mid-batch
@@ -134,13 +140,17 @@ describe('a writer killed with SIGKILL in the middle of an ingest', () => {
     expect(afterCrash.count % BATCH, about).toBe(0);
     expect(afterCrash.maxSeq, about).toBe(afterCrash.count);
     expect(afterCrash.distinctSeqs, about).toBe(afterCrash.count);
-    const misplaced = ledger.database.sqlite
-      .prepare("SELECT count(*) AS n FROM events WHERE channel = 'crash' AND external_id <> 'e' || (seq - 1)")
-      .get() as { n: number };
+    const misplaced = withRawSqlite(
+      ledger,
+      (sqlite) =>
+        sqlite.prepare("SELECT count(*) AS n FROM events WHERE channel = 'crash' AND external_id <> 'e' || (seq - 1)").get() as {
+          n: number;
+        },
+    );
     expect(misplaced.n, about).toBe(0);
     expect(await ledger.verify(), about).toEqual({ ok: true, checked: afterCrash.count, channels: 1 });
     const storedDigest = digest(ledger, 'crash', afterCrash.count);
-    ledger.close();
+    await ledger.close();
 
     const second = startChild('ingest-child.ts', [temp.file, String(TOTAL), String(BATCH)]);
     const secondEnding = await second.exited;
@@ -174,7 +184,7 @@ describe('two processes appending to one channel at the same time', () => {
     retry: 2,
   }, async () => {
     const temp = openTemp();
-    temp.open().close();
+    await temp.open().close();
     const perChild = 1500;
     const children = ['left', 'right'].map((prefix) => ({
       prefix,
@@ -207,9 +217,15 @@ describe('two processes appending to one channel at the same time', () => {
       expect(written).toHaveLength(perChild);
       // Each writer's own events got increasing seqs, in the order it appended them.
       expect(written.every((each, index) => index === 0 || each.seq > (written[index - 1]?.seq ?? 0))).toBe(true);
-      const stored = ledger.database.sqlite
-        .prepare('SELECT id, seq, external_id AS externalId FROM events WHERE channel = ? AND external_id LIKE ? ORDER BY seq')
-        .all('shared', `${prefix}-%`) as { id: string; seq: number; externalId: string }[];
+      const stored = withRawSqlite(
+        ledger,
+        (sqlite) =>
+          sqlite
+            .prepare(
+              'SELECT id, seq, external_id AS externalId FROM events WHERE channel = ? AND external_id LIKE ? ORDER BY seq',
+            )
+            .all('shared', `${prefix}-%`) as { id: string; seq: number; externalId: string }[],
+      );
       expect(stored.map(({ id, seq }) => ({ id, seq }))).toEqual(written);
       expect(stored.map((row) => row.externalId)).toEqual(written.map((_, index) => `${prefix}-${index}`));
       allSeqs.push(...written.map((each) => each.seq));

@@ -1,10 +1,12 @@
 // Shared helpers for the events-ledger tests: ledgers on real SQLite files in temp directories, a
-// deterministic clock and ids, row counts and byte-exact snapshots of the stored tables.
+// deterministic clock and ids, row counts and byte-exact snapshots of the stored tables. The rows are
+// read through a connection of their own (@nexus/db/testing), as another program would read the file.
 
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { type IdGenerator, LedgerError, sequentialIds } from '@nexus/core';
+import { openRawSqlite, type RawSqlite } from '@nexus/db/testing';
 import { expect } from 'vitest';
 import { type EventsLedger, type EventsLedgerOptions, openEventsLedger } from '../src/index.ts';
 
@@ -30,10 +32,14 @@ export interface TempEvents {
   file: string;
   clock: ReturnType<typeof steppingClock>;
   /** Opens another events ledger on the same file (closed by cleanup). */
-  reopen(options?: Omit<EventsLedgerOptions, 'database'>): EventsLedger;
+  reopen(options?: Omit<EventsLedgerOptions, 'store'>): EventsLedger;
   /** Registers something else to close before the directory is removed. */
-  track(closable: { close(): void }): void;
-  cleanup(): void;
+  track(closable: Closable): void;
+  cleanup(): Promise<void>;
+}
+
+export interface Closable {
+  close(): void | Promise<void>;
 }
 
 export function makeTempDir(): string {
@@ -44,7 +50,7 @@ export function openTempEvents(options: { generateId?: IdGenerator; now?: () => 
   const dir = makeTempDir();
   const file = path.join(dir, 'events.db');
   const clock = steppingClock();
-  const closables: { close(): void }[] = [];
+  const closables: Closable[] = [];
   const ledger = openEventsLedger(file, { generateId: options.generateId ?? sequentialIds(), now: options.now ?? clock });
   closables.push(ledger);
   return {
@@ -60,10 +66,10 @@ export function openTempEvents(options: { generateId?: IdGenerator; now?: () => 
     track(closable) {
       closables.push(closable);
     },
-    cleanup() {
+    async cleanup() {
       for (const closable of closables) {
         try {
-          closable.close();
+          await closable.close();
         } catch {
           // already closed
         }
@@ -73,17 +79,32 @@ export function openTempEvents(options: { generateId?: IdGenerator; now?: () => 
   };
 }
 
-export function countEvents(ledger: EventsLedger, channel?: string): number {
-  const statement =
-    channel === undefined
-      ? ledger.database.sqlite.prepare('SELECT count(*) AS n FROM events')
-      : ledger.database.sqlite.prepare('SELECT count(*) AS n FROM events WHERE channel = ?');
-  const row = (channel === undefined ? statement.get() : statement.get(channel)) as { n: number };
-  return row.n;
+/** Something whose ledger file can be inspected: a ledger (its store's location), or a path. */
+export type Inspectable = { store: { location: string } } | string;
+
+/** Runs `work` on a connection of its own to the ledger's file, closed afterwards. */
+export function withRawSqlite<T>(of: Inspectable, work: (sqlite: RawSqlite) => T): T {
+  const sqlite = openRawSqlite(typeof of === 'string' ? of : of.store.location);
+  try {
+    return work(sqlite);
+  } finally {
+    sqlite.close();
+  }
 }
 
-export function countRows(ledger: { database: EventsLedger['database'] }, table: string): number {
-  return (ledger.database.sqlite.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
+export function countEvents(ledger: Inspectable, channel?: string): number {
+  return withRawSqlite(ledger, (sqlite) => {
+    const row = (
+      channel === undefined
+        ? sqlite.prepare('SELECT count(*) AS n FROM events').get()
+        : sqlite.prepare('SELECT count(*) AS n FROM events WHERE channel = ?').get(channel)
+    ) as { n: number };
+    return row.n;
+  });
+}
+
+export function countRows(ledger: Inspectable, table: string): number {
+  return withRawSqlite(ledger, (sqlite) => (sqlite.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n);
 }
 
 export interface RawEventRow {
@@ -100,28 +121,34 @@ export interface RawEventRow {
   hash: string;
 }
 
-export function rawEvents(ledger: { database: EventsLedger['database'] }, channel?: string): RawEventRow[] {
-  const sqlite = ledger.database.sqlite;
-  return (
-    channel === undefined
-      ? sqlite.prepare('SELECT * FROM events ORDER BY channel, seq').all()
-      : sqlite.prepare('SELECT * FROM events WHERE channel = ? ORDER BY seq').all(channel)
-  ) as RawEventRow[];
+export function rawEvents(ledger: Inspectable, channel?: string): RawEventRow[] {
+  return withRawSqlite(
+    ledger,
+    (sqlite) =>
+      (channel === undefined
+        ? sqlite.prepare('SELECT * FROM events ORDER BY channel, seq').all()
+        : sqlite.prepare('SELECT * FROM events WHERE channel = ? ORDER BY seq').all(channel)) as RawEventRow[],
+  );
 }
 
 /** Every stored byte of the events table, in (channel, seq) order, as one string. */
-export function eventsSnapshot(ledger: { database: EventsLedger['database'] }): string {
-  const rows = ledger.database.sqlite
-    .prepare(
-      'SELECT id, channel, external_id, author, kind, hex(payload) AS payload, occurred_at, received_at, seq, prev_hash, hash ' +
-        'FROM events ORDER BY channel, seq',
-    )
-    .all();
-  return JSON.stringify(rows);
+export function eventsSnapshot(ledger: Inspectable): string {
+  return withRawSqlite(ledger, (sqlite) =>
+    JSON.stringify(
+      sqlite
+        .prepare(
+          'SELECT id, channel, external_id, author, kind, hex(payload) AS payload, occurred_at, received_at, seq, prev_hash, hash ' +
+            'FROM events ORDER BY channel, seq',
+        )
+        .all(),
+    ),
+  );
 }
 
-export function turnEventsSnapshot(ledger: { database: EventsLedger['database'] }): string {
-  return JSON.stringify(ledger.database.sqlite.prepare('SELECT * FROM turn_events ORDER BY turn_id, event_id').all());
+export function turnEventsSnapshot(ledger: Inspectable): string {
+  return withRawSqlite(ledger, (sqlite) =>
+    JSON.stringify(sqlite.prepare('SELECT * FROM turn_events ORDER BY turn_id, event_id').all()),
+  );
 }
 
 /** The error a promise rejects with; fails the test when it resolves. */

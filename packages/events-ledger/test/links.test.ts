@@ -1,9 +1,10 @@
-// The events ledger beside the agents ledger on one file: turns cite events, and nothing the agents
-// ledger does (compaction included) ever touches an event. The agents ledger is imported by
-// relative path: this package does not depend on it, only its tests use it.
+// The events ledger beside the agents ledger on one file: turns cite events (the agents ledger owns
+// the link, turnsCiting included), and nothing the agents ledger does (compaction included) ever
+// touches an event. The agents ledger is imported by relative path: this package does not depend
+// on it, only its tests use it.
 
 import { EventNotFoundError, type IdGenerator, sequentialIds, type Turn } from '@nexus/core';
-import { openDatabase } from '@nexus/db';
+import { openLedgerStore } from '@nexus/db';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type AgentsLedger, createAgentsLedger, openAgentsLedger } from '../../agents-ledger/src/index.ts';
 import { createEventsLedger, type EventsLedger } from '../src/index.ts';
@@ -65,7 +66,7 @@ describe('turns cite events', () => {
     expect(context.citedEvents[turn.id]).toContain(event.id);
     expect(Object.keys(context.citedEvents)).toEqual([turn.id]);
 
-    expect(await events.turnsCiting(event.id)).toEqual([turn.id]);
+    expect(await agents.turnsCiting(event.id)).toEqual([turn.id]);
   });
 
   it('a turn can cite several events of several channels, and an event can be cited by several turns', async () => {
@@ -87,34 +88,46 @@ describe('turns cite events', () => {
     const firstStored = await agents.getTurn(first.id);
     expect(firstStored.turnType === 'normal' && [...firstStored.eventIds].sort()).toEqual([mail, chat].sort());
     expect(countRows(events, 'turn_events')).toBe(5);
-    expect(await events.turnsCiting(chat)).toEqual([first.id, second.id, third.id]);
-    expect(await events.turnsCiting(mail)).toEqual([first.id]);
-    expect(await events.turnsCiting(chat2)).toEqual([third.id]);
+    expect(await agents.turnsCiting(chat)).toEqual([first.id, second.id, third.id]);
+    expect(await agents.turnsCiting(mail)).toEqual([first.id]);
+    expect(await agents.turnsCiting(chat2)).toEqual([third.id]);
 
     const context = await agents.buildContext(third.id);
     expect(Object.keys(context.citedEvents).sort()).toEqual([first.id, second.id, third.id].sort());
     expect([...(context.citedEvents[third.id] ?? [])].sort()).toEqual([chat2, chat].sort());
   });
 
-  it('works the same with both ledgers on one shared connection', async () => {
+  it('works the same with both ledgers on one shared store', async () => {
     temp = openTempEvents();
-    const database = openDatabase({ path: temp.file });
-    temp.track(database);
-    const events = createEventsLedger({ database, generateId: sequentialIds() });
-    const agents = createAgentsLedger({ database, generateId: sequentialIds() });
+    const store = openLedgerStore(temp.file);
+    temp.track(store);
+    const events = createEventsLedger({ store, generateId: sequentialIds() });
+    const agents = createAgentsLedger({ store, generateId: sequentialIds() });
     const { event } = await events.append({ channel: 'c', externalId: 'shared', payload: { text: 'hi' } });
     const session = await agents.createSession();
     const turn = await agents.appendTurn(session.id, { role: 'user', content: 'hi', eventIds: [event.id] });
-    expect(await events.turnsCiting(event.id)).toEqual([turn.id]);
+    expect(await agents.turnsCiting(event.id)).toEqual([turn.id]);
     expect((await agents.buildContext(turn.id)).citedEvents).toEqual({ [turn.id]: [event.id] });
-    // The other connection (opened by the helper) sees the committed link too.
-    expect(await temp.ledger.turnsCiting(event.id)).toEqual([turn.id]);
+    // Another store on the file (an agents ledger of its own) sees the committed link too.
+    const other = openAgentsLedger(temp.file);
+    temp.track(other);
+    expect(await other.turnsCiting(event.id)).toEqual([turn.id]);
+    expect((await temp.ledger.get(event.id)).id).toBe(event.id);
   });
 
   it('an event nobody cites has no citing turns', async () => {
-    const { events } = setup();
+    const { events, agents } = setup();
     const { event } = await events.append({ channel: 'c', externalId: '1', payload: 1 });
-    expect(await events.turnsCiting(event.id)).toEqual([]);
+    expect(await agents.turnsCiting(event.id)).toEqual([]);
+  });
+
+  it('turnsCiting an unknown event throws EventNotFoundError naming the id', async () => {
+    const { events, agents } = setup();
+    await events.append({ channel: 'c', externalId: '1', payload: 1 });
+    const error = await caught(agents.turnsCiting('e_missing'));
+    expectLedgerError(error, EventNotFoundError, 'EVENT_NOT_FOUND');
+    expect((error as EventNotFoundError).eventId).toBe('e_missing');
+    expect((error as Error).message).toContain('e_missing');
   });
 
   it('citing an unknown event id throws EventNotFoundError and writes no turn and no link', async () => {
@@ -141,7 +154,7 @@ describe('turns cite events', () => {
 
     expect([countRows(events, 'agent_turns'), turnEventsSnapshot(events), eventsSnapshot(events)]).toEqual(snapshot);
     expect((await agents.getSession(session.id)).headTurnId).toBe(head.id);
-    expect(await events.turnsCiting(event.id)).toEqual([]);
+    expect(await agents.turnsCiting(event.id)).toEqual([]);
   });
 });
 
@@ -180,7 +193,7 @@ describe('compaction never touches events', () => {
     expect(countRows(events, 'turn_events')).toBe(200);
 
     for (const [index, eventId] of eventIds.entries()) {
-      expect(await events.turnsCiting(eventId)).toEqual([turnIds[index]]);
+      expect(await agents.turnsCiting(eventId)).toEqual([turnIds[index]]);
     }
     const head = (await agents.getSession(session.id)).headTurnId ?? '';
     const history: Turn[] = await collect(agents.getFullHistory(head));

@@ -13,11 +13,12 @@ import {
   rawEvents,
   steppingClock,
   type TempEvents,
+  withRawSqlite,
 } from './helpers.ts';
 
 let temp: TempEvents | undefined;
-afterEach(() => {
-  temp?.cleanup();
+afterEach(async () => {
+  await temp?.cleanup();
   temp = undefined;
 });
 
@@ -47,9 +48,10 @@ function eventAt(byChannel: Map<string, LedgerEvent[]>, channel: string, seq: nu
 
 /** What an attacker with the file can do: drop the triggers, then write what they like. */
 function tamper(ledger: TempEvents['ledger'], sql: string, ...params: unknown[]): void {
-  const { sqlite } = ledger.database;
-  sqlite.exec('DROP TRIGGER IF EXISTS events_no_update; DROP TRIGGER IF EXISTS events_no_delete;');
-  expect(sqlite.prepare(sql).run(...params).changes).toBeGreaterThan(0);
+  withRawSqlite(ledger, (sqlite) => {
+    sqlite.exec('DROP TRIGGER IF EXISTS events_no_update; DROP TRIGGER IF EXISTS events_no_delete;');
+    expect(sqlite.prepare(sql).run(...params).changes).toBeGreaterThan(0);
+  });
 }
 
 describe('verify on a clean ledger', () => {
@@ -72,7 +74,7 @@ describe('verify on a clean ledger', () => {
       payload: index,
     }));
     await temp.ledger.appendBatch(inputs.slice(0, 1200));
-    temp.ledger.close();
+    await temp.ledger.close();
     let next = 0;
     const reopened = temp.reopen({
       generateId: () => {
@@ -226,14 +228,14 @@ describe('property: any sequence of appends leaves intact chains', () => {
               }
             });
           }
-          const rows: RawEventRow[] = rawEvents({ database: ledger.database });
+          const rows: RawEventRow[] = rawEvents(ledger);
           expect(rows.length).toBe(firstSeen.size);
           expect(countEvents(ledger)).toBe(firstSeen.size);
           expectIntactChains(rows);
           const channels = new Set(rows.map((row) => row.channel));
           expect(await ledger.verify()).toEqual({ ok: true, checked: firstSeen.size, channels: channels.size });
         } finally {
-          ledger.close();
+          await ledger.close();
           fs.rmSync(dir, { recursive: true, force: true });
         }
       }),
