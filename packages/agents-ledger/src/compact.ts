@@ -5,27 +5,19 @@
 import {
   type CompactionTrigger,
   type CompactionTurn,
-  CompactionWouldNotShrinkError,
   EmptySessionError,
-  HeadConflictError,
   InvalidInputError,
   type NormalTurn,
   type SessionSettings,
-  type Turn,
 } from '@nexus/core';
-import type { LedgerDrizzle } from '@nexus/db';
-import { insertTurnAfter } from './append-turn.ts';
-import { contextTokensAt, effectiveCompaction, rawStartDepth } from './build-context.ts';
-import type { CompactionPlan } from './compaction/compaction-strategy.ts';
+import { contextTokensAt, effectiveCompaction, rawStartDepth } from './chain-arithmetic.ts';
+import type { CompactionPlan, StrategyEnvironment } from './compaction/compaction-strategy.ts';
+import { writeCompaction } from './compaction/write-compaction.ts';
 import type { LedgerContext } from './ledger-context.ts';
-import { chainSegments, clipSegments, readChainRange, requireSessionRow, requireTurnRow } from './store/chain.ts';
+import { chainSegments, clipSegments, readChain, requireSessionRow, requireTurnRow } from './store/chain.ts';
 import { sessionFromRow, turnFromRow } from './store/row-mapping.ts';
-import { readTurnRowsById } from './store/turns-by-id.ts';
 import { renderSummaryBlock } from './summary-block.ts';
-import { forestToExtend } from './topics/forest-access.ts';
-import { writeForest } from './topics/forest-store.ts';
 import { compactionPercentOf } from './topics/render-topics.ts';
-import { activeDrops } from './topics/topic-drops.ts';
 import { requireStrategy, validateTimestamp } from './validate-input.ts';
 
 export interface CompactOptions {
@@ -62,38 +54,45 @@ export interface ContextUsage {
   shouldCompact: boolean;
 }
 
-export function contextUsage(ledger: LedgerContext, sessionId: string): ContextUsage {
-  const db = ledger.database.db;
-  const session = requireSessionRow(db, sessionId);
+export async function contextUsage(ledger: LedgerContext, sessionId: string): Promise<ContextUsage> {
+  const { store } = ledger;
+  const session = await requireSessionRow(store, sessionId);
   const limit = session.contextWindow - session.reserveTokens;
   if (!session.headTurnId) return { contextTokens: 0, limit, shouldCompact: false };
-  const contextTokens = contextTokensAt(db, requireTurnRow(db, session.headTurnId), session);
+  const contextTokens = await contextTokensAt(store, await requireTurnRow(store, session.headTurnId), session);
   return { contextTokens, limit, shouldCompact: contextTokens > limit };
 }
 
+/**
+ * Reads the window once (and the strategy's own state), lets the strategy plan with no store I/O,
+ * then writes the compaction turn and the strategy's state in one transaction.
+ */
 export async function compact(ledger: LedgerContext, sessionId: string, options: CompactOptions = {}): Promise<CompactionTurn> {
-  const db = ledger.database.db;
+  const { store } = ledger;
   const timestamp = validateTimestamp(options.timestamp);
-  const session = requireSessionRow(db, sessionId);
+  const session = await requireSessionRow(store, sessionId);
   if (!session.headTurnId) throw new EmptySessionError(sessionId);
   // The cut skips a keepFromTurnId it does not find in the window; one that names no turn at all
   // is a mistake, refused before the summarizer is asked anything.
-  if (options.keepFromTurnId !== undefined) requireTurnRow(db, options.keepFromTurnId);
+  if (options.keepFromTurnId !== undefined) await requireTurnRow(store, options.keepFromTurnId);
   const strategy = requireStrategy(ledger, options.strategy ?? session.compactionStrategy ?? ledger.defaultStrategy);
-  const head = requireTurnRow(db, session.headTurnId);
-  const previous = effectiveCompaction(db, head, session);
-  const fromDepth = previous ? rawStartDepth(db, previous) : 0;
-  const window = [...readChainRange(db, clipSegments(chainSegments(db, head), fromDepth, head.depth))]
-    .flat()
+  const head = await requireTurnRow(store, session.headTurnId);
+  const previous = await effectiveCompaction(store, head, session);
+  const fromDepth = previous ? await rawStartDepth(store, previous) : 0;
+  const window = (await readChain(store, clipSegments(await chainSegments(store, head), fromDepth, head.depth)))
     .filter((row) => row.turnType === 'normal')
     .map((row) => turnFromRow(row) as NormalTurn);
   const settings = sessionFromRow(session).settings;
   const summaryTokens = options.summaryTokens ?? defaultSummaryTokens(settings);
+  const previousTurn = previous ? (turnFromRow(previous) as CompactionTurn) : null;
+  const environment: StrategyEnvironment = { store, forests: ledger.forests, forestConfig: ledger.forestConfig };
+  const state = strategy.loadState
+    ? await strategy.loadState(environment, { sessionId, previous: previousTurn, window })
+    : undefined;
 
-  const forestBase = previous?.strategy === 'union-find' ? previous.id : null;
   const plan = await strategy.plan({
     sessionId,
-    previous: previous ? (turnFromRow(previous) as CompactionTurn) : null,
+    previous: previousTurn,
     window,
     settings,
     trigger: options.trigger ?? 'manual',
@@ -102,8 +101,7 @@ export async function compact(ledger: LedgerContext, sessionId: string, options:
     summaryTokens,
     summarizer: ledger.summarizer,
     tokenCounter: ledger.tokenCounter,
-    loadForest: () => forestToExtend(ledger, forestBase, activeDrops(db, sessionId)),
-    readTurns: (ids) => readTurnsById(db, ids),
+    state,
   });
   const windowIds = window.map((turn) => turn.id);
   const throughIndex = windowIds.indexOf(plan.summarizedThroughTurnId);
@@ -112,62 +110,48 @@ export async function compact(ledger: LedgerContext, sessionId: string, options:
     throw new InvalidInputError(`Strategy ${strategy.name} returned a cut outside the window; nothing was written.`, 'strategy');
   }
 
-  const row = ledger.database.transaction((tx) => {
-    const current = requireSessionRow(tx, sessionId);
-    const currentHead = current.headTurnId ? requireTurnRow(tx, current.headTurnId) : null;
-    // New turns may have arrived while the summarizer ran (they stay raw); a compaction may not.
-    if (!currentHead || currentHead.depth < head.depth || effectiveCompaction(tx, currentHead, current)?.id !== previous?.id) {
-      throw new HeadConflictError(sessionId, head.id, currentHead?.id ?? null);
-    }
-    const id = ledger.generateId('turn');
-    const through = requireTurnRow(tx, plan.summarizedThroughTurnId);
-    const sources = plan.sources ?? {
-      count: throughIndex + 1 + (previous ? 1 : 0),
-      tokens: window.slice(0, throughIndex + 1).reduce((total, turn) => total + turn.tokenCount, previous?.tokenCount ?? 0),
-    };
-    const metadata = compactionMetadata(ledger, plan, sources, { summaryTokens, windowTurns: window.length });
-    const tokenCount = ledger.tokenCounter.countText(
-      renderSummaryBlock({ id, summary: plan.summary, summarizedThroughTurnId: through.id, strategy: strategy.name, metadata }),
-    );
-    const tokensBefore = contextTokensAt(tx, currentHead, current);
-    const keptRaw = plan.firstKeptTurnId
-      ? (() => {
-          const firstKept = requireTurnRow(tx, plan.firstKeptTurnId);
-          return currentHead.cumulativeTokens - firstKept.cumulativeTokens + firstKept.tokenCount;
-        })()
-      : currentHead.cumulativeTokens - through.cumulativeTokens;
-    const tokensAfter = tokenCount + keptRaw;
-    if (tokensAfter >= tokensBefore) throw new CompactionWouldNotShrinkError(sessionId, tokensBefore, tokensAfter);
-    const inserted = insertTurnAfter(ledger, tx, sessionId, currentHead, {
-      id,
-      turnType: 'compaction',
-      role: null,
-      content: null,
-      tokenCount,
-      timestamp: timestamp ?? ledger.now(),
-      summary: plan.summary,
-      summarizedThroughTurnId: through.id,
-      firstKeptTurnId: plan.firstKeptTurnId,
-      tokensBefore,
-      tokensAfter,
-      trigger: options.trigger ?? 'manual',
-      strategy: strategy.name,
-      summarizer: plan.summarizer,
-      usageInputTokens: plan.usage.inputTokens,
-      usageOutputTokens: plan.usage.outputTokens,
-      previousCompactionId: previous?.id ?? null,
-      coversFromDepth: previous ? (previous.firstKeptTurnId ? fromDepth : previous.depth) : 0,
-      summarizedThroughDepth: through.depth,
-      metadata,
-    });
-    if (plan.forest) {
-      const { forest, previousCompactionId, seedCompactionId, topics } = plan.forest;
-      writeForest(tx, { compactionId: id, sessionId, previousCompactionId, seedCompactionId, forest, topics });
-    }
-    return inserted;
+  const cutRows = await store.getTurns(
+    plan.firstKeptTurnId ? [plan.summarizedThroughTurnId, plan.firstKeptTurnId] : [plan.summarizedThroughTurnId],
+  );
+  const through = cutRows.get(plan.summarizedThroughTurnId);
+  const firstKept = plan.firstKeptTurnId ? cutRows.get(plan.firstKeptTurnId) : null;
+  if (!through || firstKept === undefined) {
+    throw new InvalidInputError(`Strategy ${strategy.name} returned a cut outside the window; nothing was written.`, 'strategy');
+  }
+  const id = ledger.generateId('turn');
+  const sources = plan.sources ?? {
+    count: throughIndex + 1 + (previous ? 1 : 0),
+    tokens: window.slice(0, throughIndex + 1).reduce((total, turn) => total + turn.tokenCount, previous?.tokenCount ?? 0),
+  };
+  const metadata = compactionMetadata(ledger, plan, sources, { summaryTokens, windowTurns: window.length });
+  const tokenCount = ledger.tokenCounter.countText(
+    renderSummaryBlock({ id, summary: plan.summary, summarizedThroughTurnId: through.id, strategy: strategy.name, metadata }),
+  );
+  const planState = plan.state;
+  const record = await writeCompaction(ledger, {
+    sessionId,
+    id,
+    plannedHead: head,
+    previous,
+    allowLaterTurns: firstKept !== null,
+    through,
+    firstKept,
+    tokenCount,
+    mustShrink: true,
+    summary: plan.summary,
+    strategy: strategy.name,
+    summarizer: plan.summarizer,
+    trigger: options.trigger ?? 'manual',
+    usage: plan.usage,
+    timestamp: timestamp ?? ledger.now(),
+    coversFromDepth: previous ? (previous.firstKeptTurnId ? fromDepth : previous.depth) : 0,
+    metadata,
+    ...(strategy.persist && planState !== undefined
+      ? { persist: (tx, compaction) => strategy.persist?.(tx, compaction, planState) ?? Promise.resolve() }
+      : {}),
   });
-  if (plan.forest) ledger.forests.set(row.id, plan.forest.forest);
-  return turnFromRow(row) as CompactionTurn;
+  if (planState !== undefined) strategy.committed?.(environment, record, planState);
+  return turnFromRow({ ...record, hasChildren: false }) as CompactionTurn;
 }
 
 /** What a compaction turn records beside its summary: its size policy, cost and provenance counts. */
@@ -185,18 +169,7 @@ function compactionMetadata(
     compactionPercent: compactionPercentOf(ledger.tokenCounter.countText(plan.summary), sources.tokens),
   };
   if (plan.calls) metadata.calls = plan.calls;
-  if (plan.forest) {
-    const live = plan.forest.topics.filter((topic) => !topic.cluster.dropped);
-    metadata.topics = live.map(({ cluster }) => ({
-      id: cluster.id,
-      summaryVersion: cluster.summaryVersion,
-      members: cluster.members,
-    }));
-    if (plan.forest.failedClusterIds.length > 0) metadata.unsummarizedTopics = plan.forest.failedClusterIds;
-  }
+  // The strategy's own fields (union-find: its topics) after the ledger's, which they cannot override.
+  for (const [key, value] of Object.entries(plan.metadata ?? {})) if (!(key in metadata)) metadata[key] = value;
   return metadata;
-}
-
-function readTurnsById(db: LedgerDrizzle, ids: readonly string[]): Map<string, Turn> {
-  return new Map([...readTurnRowsById(db, ids)].map(([id, row]) => [id, turnFromRow(row)]));
 }

@@ -11,9 +11,9 @@ import {
   HeadConflictError,
   InvalidInputError,
 } from '@nexus/core';
-import type { AgentTurnRow } from '@nexus/db';
-import { insertTurnAfter } from './append-turn.ts';
-import { contextTokensAt, effectiveCompaction, rawStartDepth } from './build-context.ts';
+import type { StoredTurn } from '@nexus/db';
+import { effectiveCompaction, rawStartDepth } from './chain-arithmetic.ts';
+import { writeCompaction } from './compaction/write-compaction.ts';
 import type { LedgerContext } from './ledger-context.ts';
 import { chainSegments, clipSegments, readChainRange, requireSessionRow, requireTurnRow } from './store/chain.ts';
 import { turnFromRow } from './store/row-mapping.ts';
@@ -44,7 +44,11 @@ export interface RecordCompactionInput {
   expectedHeadTurnId?: string;
 }
 
-export function recordCompaction(ledger: LedgerContext, sessionId: string, input: RecordCompactionInput): CompactionTurn {
+export async function recordCompaction(
+  ledger: LedgerContext,
+  sessionId: string,
+  input: RecordCompactionInput,
+): Promise<CompactionTurn> {
   if (typeof input.summary !== 'string') throw new InvalidInputError('summary must be a string.', 'summary');
   if (input.summarizedThroughTurnId === undefined && !input.firstKeptTurnId) {
     throw new InvalidInputError(
@@ -54,69 +58,67 @@ export function recordCompaction(ledger: LedgerContext, sessionId: string, input
   }
   const timestamp = validateTimestamp(input.timestamp);
   const metadata = validateMetadata(input.metadata);
-  const row = ledger.database.transaction((tx) => {
-    const session = requireSessionRow(tx, sessionId);
-    if (!session.headTurnId) throw new EmptySessionError(sessionId);
-    const head = requireTurnRow(tx, session.headTurnId);
-    if (input.expectedHeadTurnId !== undefined && input.expectedHeadTurnId !== head.id) {
-      throw new HeadConflictError(sessionId, input.expectedHeadTurnId, head.id);
-    }
-    const previous = effectiveCompaction(tx, head, session);
-    const fromDepth = previous ? rawStartDepth(tx, previous) : 0;
-    // The window a compaction may cut: the normal turns the context holds raw right now, read page
-    // by page (an imported session can have tens of thousands of them since its last compaction).
-    const cut = locateCut(readChainRange(tx, clipSegments(chainSegments(tx, head), fromDepth, head.depth)), input);
-    const { through, firstKept } = cut;
-    const id = ledger.generateId('turn');
-    const sourceTokens = cut.summarizedTokens + (previous?.tokenCount ?? 0);
-    const fullMetadata: Record<string, unknown> = {
-      ...metadata,
-      summarizerCalls: 0,
-      compacts: cut.summarizedTurns + (previous ? 1 : 0),
-      sourceTokens,
-      compactionPercent: compactionPercentOf(ledger.tokenCounter.countText(input.summary), sourceTokens),
-      windowTurns: cut.windowTurns,
-    };
-    const tokenCount = ledger.tokenCounter.countText(
-      renderSummaryBlock({
-        id,
-        summary: input.summary,
-        summarizedThroughTurnId: through.id,
-        strategy: 'flat',
-        metadata: fullMetadata,
-      }),
-    );
-    const tokensBefore = contextTokensAt(tx, head, session);
-    const keptRaw = firstKept ? head.cumulativeTokens - firstKept.cumulativeTokens + firstKept.tokenCount : 0;
-    return insertTurnAfter(ledger, tx, sessionId, head, {
+  const { store } = ledger;
+  const session = await requireSessionRow(store, sessionId);
+  if (!session.headTurnId) throw new EmptySessionError(sessionId);
+  const head = await requireTurnRow(store, session.headTurnId);
+  if (input.expectedHeadTurnId !== undefined && input.expectedHeadTurnId !== head.id) {
+    throw new HeadConflictError(sessionId, input.expectedHeadTurnId, head.id);
+  }
+  const previous = await effectiveCompaction(store, head, session);
+  const fromDepth = previous ? await rawStartDepth(store, previous) : 0;
+  // The window a compaction may cut: the normal turns the context holds raw right now, read page
+  // by page (an imported session can have tens of thousands of them since its last compaction).
+  const cut = await locateCut(
+    readChainRange(store, clipSegments(await chainSegments(store, head), fromDepth, head.depth)),
+    input,
+  );
+  const { through, firstKept } = cut;
+  const id = ledger.generateId('turn');
+  const sourceTokens = cut.summarizedTokens + (previous?.tokenCount ?? 0);
+  const fullMetadata: Record<string, unknown> = {
+    ...metadata,
+    summarizerCalls: 0,
+    compacts: cut.summarizedTurns + (previous ? 1 : 0),
+    sourceTokens,
+    compactionPercent: compactionPercentOf(ledger.tokenCounter.countText(input.summary), sourceTokens),
+    windowTurns: cut.windowTurns,
+  };
+  const tokenCount = ledger.tokenCounter.countText(
+    renderSummaryBlock({
       id,
-      turnType: 'compaction',
-      role: null,
-      content: null,
-      tokenCount,
-      timestamp: timestamp ?? ledger.now(),
       summary: input.summary,
       summarizedThroughTurnId: through.id,
-      firstKeptTurnId: firstKept?.id ?? null,
-      tokensBefore,
-      tokensAfter: tokenCount + keptRaw,
-      trigger: input.trigger ?? 'manual',
       strategy: 'flat',
-      summarizer: input.summarizer ?? 'recorded',
-      usageInputTokens: 0,
-      usageOutputTokens: 0,
-      previousCompactionId: previous?.id ?? null,
-      coversFromDepth: previous ? (previous.firstKeptTurnId ? fromDepth : previous.depth) : 0,
-      summarizedThroughDepth: through.depth,
       metadata: fullMetadata,
-    });
+    }),
+  );
+  const record = await writeCompaction(ledger, {
+    sessionId,
+    id,
+    plannedHead: head,
+    previous,
+    // The caller named the head it saw, or the cut reaches the head: then the head may not move.
+    allowLaterTurns: input.expectedHeadTurnId === undefined && firstKept !== null,
+    through,
+    firstKept,
+    tokenCount,
+    mustShrink: false,
+    summary: input.summary,
+    strategy: 'flat',
+    summarizer: input.summarizer ?? 'recorded',
+    trigger: input.trigger ?? 'manual',
+    usage: { inputTokens: 0, outputTokens: 0 },
+    timestamp: timestamp ?? ledger.now(),
+    coversFromDepth: previous ? (previous.firstKeptTurnId ? fromDepth : previous.depth) : 0,
+    metadata: fullMetadata,
   });
-  return turnFromRow(row) as CompactionTurn;
+  return turnFromRow({ ...record, hasChildren: false }) as CompactionTurn;
 }
 
 interface Cut {
-  through: AgentTurnRow;
-  firstKept: AgentTurnRow | null;
+  through: StoredTurn;
+  firstKept: StoredTurn | null;
   /** Normal turns up to and including `through`, and their tokens. */
   summarizedTurns: number;
   summarizedTokens: number;
@@ -128,16 +130,16 @@ interface Cut {
  * window, a firstKeptTurnId that is not right after summarizedThroughTurnId, and a cut that
  * summarizes nothing or would leave turns out of every context.
  */
-function locateCut(pages: Iterable<AgentTurnRow[]>, input: RecordCompactionInput): Cut {
+async function locateCut(pages: AsyncIterable<StoredTurn[]>, input: RecordCompactionInput): Promise<Cut> {
   const throughId = input.summarizedThroughTurnId;
   const keptId = input.firstKeptTurnId ?? undefined;
   let index = 0;
   let tokens = 0;
-  let previous: { row: AgentTurnRow; tokens: number } | null = null;
-  let through: { row: AgentTurnRow; index: number; tokens: number } | null = null;
-  let kept: { row: AgentTurnRow; index: number } | null = null;
-  let afterThrough: AgentTurnRow | null = null;
-  for (const page of pages) {
+  let previous: { row: StoredTurn; tokens: number } | null = null;
+  let through: { row: StoredTurn; index: number; tokens: number } | null = null;
+  let kept: { row: StoredTurn; index: number } | null = null;
+  let afterThrough: StoredTurn | null = null;
+  for await (const page of pages) {
     for (const row of page) {
       if (row.turnType !== 'normal') continue;
       tokens += row.tokenCount;

@@ -3,6 +3,7 @@
 // counts and can fail on demand, and readers for the stored forest rows.
 
 import { SummarizerError, type Turn } from '@nexus/core';
+import { openRawSqlite, type RawSqlite } from '@nexus/db/testing';
 import { createExtractiveSummarizer, type SummarizeInput, type SummarizeResult, type Summarizer } from '@nexus/summarizers';
 import type { AgentsLedger, AppendTurnInput } from '../src/index.ts';
 import { toolResultTurn, toolUseTurn } from './builders.ts';
@@ -186,16 +187,46 @@ export function metadataOf(turn: Turn): Record<string, unknown> {
 
 export type ForestTable = 'forest_states' | 'forest_nodes' | 'forest_clusters' | 'topic_drops';
 
+/** Runs `work` on a plain driver connection to the ledger's file, as another program would. */
+export function withRawSqlite<T>(ledger: AgentsLedger, work: (sqlite: RawSqlite) => T): T {
+  const sqlite = openRawSqlite(ledger.store.location);
+  try {
+    return work(sqlite);
+  } finally {
+    sqlite.close();
+  }
+}
+
+/** One statement at a time on a plain driver connection to the ledger's file (opened and closed per call). */
+export function rawSql(ledger: AgentsLedger) {
+  return {
+    prepare(sql: string) {
+      type Call = (...parameters: unknown[]) => unknown;
+      const on = (method: 'get' | 'all' | 'run', parameters: unknown[]) =>
+        withRawSqlite(ledger, (sqlite) => {
+          const statement = sqlite.prepare(sql);
+          return (statement[method] as Call).apply(statement, parameters);
+        });
+      return {
+        get: (...parameters: unknown[]) => on('get', parameters),
+        all: (...parameters: unknown[]) => on('all', parameters) as unknown[],
+        run: (...parameters: unknown[]) => on('run', parameters),
+      };
+    },
+  };
+}
+
 /** Every row of the forest tables, in a stable order, to compare before and after. */
 export function forestRows(ledger: AgentsLedger): Record<ForestTable, unknown[]> {
-  const sqlite = ledger.database.sqlite;
-  const all = (query: string) => sqlite.prepare(query).all();
-  return {
-    forest_states: all('SELECT * FROM forest_states ORDER BY compaction_id'),
-    forest_nodes: all('SELECT * FROM forest_nodes ORDER BY compaction_id, position'),
-    forest_clusters: all('SELECT * FROM forest_clusters ORDER BY compaction_id, position'),
-    topic_drops: all('SELECT * FROM topic_drops ORDER BY id'),
-  };
+  return withRawSqlite(ledger, (sqlite) => {
+    const all = (query: string) => sqlite.prepare(query).all();
+    return {
+      forest_states: all('SELECT * FROM forest_states ORDER BY compaction_id'),
+      forest_nodes: all('SELECT * FROM forest_nodes ORDER BY compaction_id, position'),
+      forest_clusters: all('SELECT * FROM forest_clusters ORDER BY compaction_id, position'),
+      topic_drops: all('SELECT * FROM topic_drops ORDER BY id'),
+    };
+  });
 }
 
 /** A session's topics with the member ids of each (expandTopic), in root order. */

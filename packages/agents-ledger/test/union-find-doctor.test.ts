@@ -2,10 +2,11 @@
 // forest tables refuse UPDATE and DELETE, so each corruption is an INSERT a buggy writer could make
 // (or, for the compaction's recorded topics, an edit of the turn row, which no trigger guards).
 
+import { withTurnTriggersLifted } from '@nexus/db/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AgentsLedger } from '../src/index.ts';
 import { openTempLedger, SMALL_SETTINGS, type TempLedger } from './builders.ts';
-import { appendTopics, forestRows, roundRobinPlan, topicMembers } from './topic-builders.ts';
+import { appendTopics, forestRows, rawSql, roundRobinPlan, topicMembers, withRawSqlite } from './topic-builders.ts';
 
 let temp: TempLedger;
 afterEach(() => temp?.cleanup());
@@ -24,14 +25,14 @@ async function twoForests() {
 }
 
 function nextPosition(ledger: AgentsLedger, compactionId: string): number {
-  const row = ledger.database.sqlite
+  const row = rawSql(ledger)
     .prepare('SELECT coalesce(max(position), -1) + 1 AS next FROM forest_nodes WHERE compaction_id = ?')
     .get(compactionId) as { next: number };
   return row.next;
 }
 
 function insertNode(ledger: AgentsLedger, node: { compactionId: string; nodeId: string; parentId: string; kind: string }) {
-  ledger.database.sqlite
+  rawSql(ledger)
     .prepare('INSERT INTO forest_nodes (compaction_id, node_id, parent_id, kind, position) VALUES (?, ?, ?, ?, ?)')
     .run(node.compactionId, node.nodeId, node.parentId, node.kind, nextPosition(ledger, node.compactionId));
 }
@@ -75,9 +76,13 @@ describe('doctor on corrupted forests', () => {
     const { ledger, session, c2 } = await twoForests();
     const [topic] = await ledger.topics(session.id);
     if (!topic) throw new Error('no topic');
-    ledger.database.sqlite
-      .prepare("UPDATE agent_turns SET metadata = json_set(metadata, '$.topics[0].members', ?) WHERE id = ?")
-      .run(topic.members + 1, c2.id);
+    withRawSqlite(ledger, (sqlite) =>
+      withTurnTriggersLifted(sqlite, () =>
+        sqlite
+          .prepare("UPDATE agent_turns SET metadata = json_set(metadata, '$.topics[0].members', ?) WHERE id = ?")
+          .run(topic.members + 1, c2.id),
+      ),
+    );
     const problems = await ledger.doctor();
     expect(problems).toEqual([{ code: 'TOPICS_MISMATCH', message: expect.any(String), ids: [c2.id, topic.id] }]);
   });
@@ -94,7 +99,7 @@ describe('doctor on corrupted forests', () => {
       const flatSession = await flatLedger.createSession({ settings: SMALL_SETTINGS });
       await appendTopics(flatLedger, flatSession.id, roundRobinPlan(6));
       const flat = await flatLedger.compact(flatSession.id);
-      flatLedger.database.sqlite
+      rawSql(flatLedger)
         .prepare(
           "INSERT INTO forest_states (compaction_id, session_id, previous_compaction_id, seed_compaction_id, config, clock, document_count, changed_terms) VALUES (?, ?, NULL, NULL, '{}', 0, 0, '{}')",
         )
@@ -114,7 +119,7 @@ describe('forest rows are write-once', () => {
     await ledger.dropTopic(((await ledger.topics(session.id))[0] as { id: string }).id);
     const before = forestRows(ledger);
     const membersBefore = await topicMembers(ledger, session.id);
-    const { sqlite } = ledger.database;
+    const sqlite = rawSql(ledger);
     const attempts = [
       ['UPDATE forest_nodes SET parent_id = node_id WHERE compaction_id = ?', 'forest_nodes'],
       ['DELETE FROM forest_nodes WHERE compaction_id = ?', 'forest_nodes'],

@@ -4,7 +4,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AgentsLedger } from '../src/index.ts';
 import { normalIds, openTempLedger, SMALL_SETTINGS, type TempLedger } from './builders.ts';
-import { appendTopics, forestRows, roundRobinPlan, type TopicName, topicMembers } from './topic-builders.ts';
+import { appendTopics, forestRows, rawSql, roundRobinPlan, type TopicName, topicMembers } from './topic-builders.ts';
 
 let temp: TempLedger;
 afterEach(() => temp?.cleanup());
@@ -56,7 +56,7 @@ describe('union-find forks', () => {
     expect(await topicState(ledger, session.id)).toEqual(sourceBefore);
     expect(rowsOf(ledger, [sourceCompaction.id])).toEqual(rowsBefore);
     // The fork's forest continues the source's: it wrote rows of its own, under its compaction.
-    const forkState = ledger.database.sqlite
+    const forkState = rawSql(ledger)
       .prepare('SELECT previous_compaction_id AS previous, session_id AS sessionId FROM forest_states WHERE compaction_id = ?')
       .get(forkCompaction.id);
     expect(forkState).toEqual({ previous: sourceCompaction.id, sessionId: fork.session.id });
@@ -140,7 +140,7 @@ describe('union-find forks', () => {
     expect(fork.baseCompactionId).toBe(c1.id);
     await appendTopics(ledger, fork.session.id, Array<TopicName>(20).fill('postgres'), 400);
     const own = await ledger.compact(fork.session.id);
-    const state = ledger.database.sqlite
+    const state = rawSql(ledger)
       .prepare('SELECT previous_compaction_id AS previous FROM forest_states WHERE compaction_id = ?')
       .get(own.id);
     expect(state).toEqual({ previous: c1.id });
@@ -168,7 +168,7 @@ describe('union-find forks', () => {
     expect(await ledger.topics(full.session.id)).toEqual([]);
     await appendTopics(ledger, full.session.id, roundRobinPlan(2), 36);
     const own = await ledger.compact(full.session.id);
-    const state = ledger.database.sqlite
+    const state = rawSql(ledger)
       .prepare('SELECT previous_compaction_id AS previous FROM forest_states WHERE compaction_id = ?')
       .get(own.id);
     expect(state).toEqual({ previous: null });

@@ -11,6 +11,7 @@ import {
   countingSummarizer,
   forestRows,
   metadataOf,
+  rawSql,
   requestMentions,
   roundRobinPlan,
   topicMembers,
@@ -34,7 +35,7 @@ async function prometheusFails() {
 }
 
 function storedBlock(ledger: AgentsLedger, compactionId: string, topicId: string): string {
-  const row = ledger.database.sqlite
+  const row = rawSql(ledger)
     .prepare('SELECT block FROM forest_clusters WHERE compaction_id = ? AND root_id = ?')
     .get(compactionId, topicId) as { block: string } | undefined;
   if (!row) throw new Error(`no stored topic ${topicId} in ${compactionId}`);

@@ -1,7 +1,7 @@
 export type { SparseVector } from './sparse-vector.ts';
 export { cosineSimilarity, keepHeaviestTerms, normalize, vectorNorm, weightedCentroid } from './sparse-vector.ts';
 export type { TfIdfState } from './tf-idf.ts';
-export { TfIdfModel, topicTerms } from './tf-idf.ts';
+export { queryTerms, TfIdfModel, topicTerms } from './tf-idf.ts';
 export type {
   Cluster,
   ClusterSummarizer,

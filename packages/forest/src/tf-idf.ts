@@ -29,6 +29,14 @@ export function topicTerms(text: string): string[] {
   return terms;
 }
 
+/**
+ * The distinct terms of a query: the only document frequencies its vector needs, so a reader can
+ * fetch just those and build the same vector with a TfIdfModel holding only them.
+ */
+export function queryTerms(text: string): string[] {
+  return [...new Set(topicTerms(text))];
+}
+
 export class TfIdfModel {
   private documentCount: number;
   private readonly documentFrequency: Map<string, number>;

@@ -1,21 +1,22 @@
 // The seam between the ledger and the ways of compacting. A strategy decides what to summarize and
 // produces the summary; the ledger reads the window, checks the result and writes the compaction
 // turn, so every strategy's output is stored and read the same way.
+//
+// Pure planning, then one write: the ledger reads the window (and, through `loadState`, whatever a
+// strategy keeps beside its compaction turns) once; `plan` works on what was read with no store I/O
+// (its summarizer calls aside); then one transaction appends the compaction turn and lets the
+// strategy `persist` its state. A strategy with state of its own (union-find's forest) owns how it is
+// read and written; the ledger knows nothing of it, so a third strategy needs no change here.
 
-import type {
-  CompactionTrigger,
-  CompactionTurn,
-  NormalTurn,
-  SessionSettings,
-  SummarizerUsage,
-  TokenCounter,
-  Turn,
-} from '@nexus/core';
-import type { TopicForest } from '@nexus/forest';
+import type { CompactionTrigger, CompactionTurn, NormalTurn, SessionSettings, SummarizerUsage, TokenCounter } from '@nexus/core';
+import type { StoreOperations, TurnRecord } from '@nexus/db';
+import type { ForestConfig } from '@nexus/forest';
 import type { Summarizer, SummarizerCall } from '@nexus/summarizers';
-import type { TopicRecord } from '../topics/forest-store.ts';
+import type { ForestCache } from '../topics/forest-cache.ts';
 
-export interface CompactionInput {
+export type { ForestOutcome } from './union-find-strategy.ts';
+
+export interface CompactionInput<State = unknown> {
   sessionId: string;
   /** The compaction the current context starts from, if any. */
   previous: CompactionTurn | null;
@@ -30,30 +31,27 @@ export interface CompactionInput {
   summaryTokens: number;
   summarizer: Summarizer;
   tokenCounter: TokenCounter;
-  /**
-   * The union-find forest `previous` left (a fresh one when it is not a union-find compaction),
-   * with the session's dropped topics marked. Yours to change: each call loads a new copy or hands
-   * over the cached one.
-   */
-  loadForest(): TopicForest;
-  /** Stored turns by id, for strategies that need turns outside `window` (a topic's older members). */
-  readTurns(ids: readonly string[]): Map<string, Turn>;
+  /** What the strategy's `loadState` read (undefined without one). Yours to change. */
+  state: State;
 }
 
-/** What a union-find plan adds: the forest after graduation, written with the compaction turn. */
-export interface ForestOutcome {
-  forest: TopicForest;
-  /** The union-find compaction whose forest this continues, or null for a fresh forest. */
-  previousCompactionId: string | null;
-  /** A flat compaction whose summary entered the forest as a node, if any. */
-  seedCompactionId: string | null;
-  /** Every cluster, in root order, with its rendered block. */
-  topics: TopicRecord[];
-  /** Clusters whose summarizer call failed this time; they stay dirty, their members shown raw. */
-  failedClusterIds: string[];
+/** What a strategy's state hooks may use: the store (reads only, outside the write) and this ledger's caches. */
+export interface StrategyEnvironment {
+  store: StoreOperations;
+  /** Forests this process loaded or built, by compaction id (union-find's). */
+  forests: ForestCache;
+  /** Settings for new union-find forests. */
+  forestConfig: Partial<ForestConfig>;
 }
 
-export interface CompactionPlan {
+/** What `loadState` is told: where the compaction starts from and the window it will cut. */
+export interface StateRequest {
+  sessionId: string;
+  previous: CompactionTurn | null;
+  window: readonly NormalTurn[];
+}
+
+export interface CompactionPlan<State = unknown> {
   summary: string;
   /** The last turn of `window` the summary covers. */
   summarizedThroughTurnId: string;
@@ -71,14 +69,28 @@ export interface CompactionPlan {
    * when omitted, the previous compaction and the window's turns up to the cut.
    */
   sources?: { count: number; tokens: number };
-  forest?: ForestOutcome;
+  /** Strategy-specific fields recorded in the compaction turn's metadata (union-find: its topics). */
+  metadata?: Record<string, unknown>;
+  /** The strategy's state after this compaction, handed to `persist` and `committed`. */
+  state?: State;
 }
 
 /**
- * Contract: `plan` never writes. It throws `NothingToCompactError` when no turn can be summarized
- * and lets a summarizer's error propagate; in both cases the ledger writes nothing.
+ * Contract: `plan` never writes and reads nothing from the store. It throws
+ * `NothingToCompactError` when no turn can be summarized and lets a summarizer's error propagate;
+ * in both cases the ledger writes nothing.
  */
-export interface CompactionStrategy {
+export interface CompactionStrategy<State = unknown> {
   readonly name: string;
-  plan(input: CompactionInput): Promise<CompactionPlan>;
+  /** Reads what the strategy keeps beside its compaction turns, before planning. */
+  loadState?(environment: StrategyEnvironment, request: StateRequest): Promise<State>;
+  plan(input: CompactionInput<State>): Promise<CompactionPlan<State>>;
+  /**
+   * Writes `state` in the transaction that appends `compaction` (every write through `tx`). May run
+   * more than once for one plan when the write is retried (a turn arrived meanwhile): it must write
+   * the same rows each time.
+   */
+  persist?(tx: StoreOperations, compaction: TurnRecord, state: State): Promise<void>;
+  /** After the write committed: keep what a later call may reuse (a cache). Must not write. */
+  committed?(environment: StrategyEnvironment, compaction: TurnRecord, state: State): void;
 }

@@ -4,24 +4,67 @@
 // is every live topic's block, so readers that know nothing of topics still see all of it.
 
 import { contentText, isCompaction, LedgerError, SummarizerError, type Turn } from '@nexus/core';
-import type { ClusterSummaryRequest, TopicForest } from '@nexus/forest';
+import type { ClusterSummaryRequest, ForestChanges, TopicForest } from '@nexus/forest';
 import type { SummarizerCall } from '@nexus/summarizers';
-import type { TopicRecord } from '../topics/forest-store.ts';
+import { turnFromRow } from '../store/row-mapping.ts';
+import { readTurnRowsById } from '../store/turns-by-id.ts';
+import { forestToExtend } from '../topics/forest-access.ts';
+import { forestWriteRecord, type TopicRecord } from '../topics/forest-store.ts';
 import { renderTopicBlock } from '../topics/render-topics.ts';
 import { selectTopics } from '../topics/topic-context.ts';
+import { activeDrops } from '../topics/topic-drops.ts';
 import { requireCut } from './choose-cut.ts';
 import type { CompactionInput, CompactionPlan, CompactionStrategy } from './compaction-strategy.ts';
 
-export function createUnionFindStrategy(): CompactionStrategy {
+/** What union-find reads before planning: the forest to extend and the stored turns it may need. */
+export interface UnionFindState {
+  /** The forest `previous` left (a fresh one when it is not a union-find compaction), drops marked. */
+  forest: TopicForest;
+  /** Turns outside the window a topic still waits to summarize (older pending members), by id. */
+  turns: Map<string, Turn>;
+  /** Set by the plan: the forest after graduation, written with the compaction turn. */
+  outcome?: ForestOutcome;
+}
+
+/** What a union-find plan adds: the forest after graduation, written with the compaction turn. */
+export interface ForestOutcome {
+  forest: TopicForest;
+  /** What changed in the forest since the one it continues (taken once, when planned). */
+  changes: ForestChanges;
+  /** The union-find compaction whose forest this continues, or null for a fresh forest. */
+  previousCompactionId: string | null;
+  /** A flat compaction whose summary entered the forest as a node, if any. */
+  seedCompactionId: string | null;
+  /** Every cluster, in root order, with its rendered block. */
+  topics: TopicRecord[];
+  /** Clusters whose summarizer call failed this time; they stay dirty, their members shown raw. */
+  failedClusterIds: string[];
+}
+
+export function createUnionFindStrategy(): CompactionStrategy<UnionFindState> {
   return {
     name: 'union-find',
-    async plan(input: CompactionInput): Promise<CompactionPlan> {
+    async loadState(environment, request): Promise<UnionFindState> {
+      const base = request.previous?.strategy === 'union-find' ? request.previous.id : null;
+      const drops = await activeDrops(environment.store, request.sessionId);
+      const forest = await forestToExtend(environment, environment.store, base, drops);
+      // Members of dirty topics from earlier compactions: their summary call comes with this one.
+      const inWindow = new Set(request.window.map((turn) => turn.id));
+      const older = forest
+        .clusters()
+        .flatMap((cluster) => cluster.pending)
+        .filter((id) => !inWindow.has(id));
+      const rows = await readTurnRowsById(environment.store, older);
+      return { forest, turns: new Map([...rows].map(([id, row]) => [id, turnFromRow(row)])) };
+    },
+    async plan(input: CompactionInput<UnionFindState>): Promise<CompactionPlan<UnionFindState>> {
       const { toSummarize, toKeep, last } = requireCut(input);
-      const forest = input.loadForest();
+      const { forest } = input.state;
       const previous = input.previous;
       // A flat summary before this forest enters it as one node: its facts join the topics they match.
       const seedCompactionId = previous && previous.strategy !== 'union-find' ? previous.id : null;
-      const known = new Map<string, Turn>(toSummarize.map((turn) => [turn.id, turn]));
+      const known = new Map<string, Turn>(input.state.turns);
+      for (const turn of toSummarize) known.set(turn.id, turn);
       if (previous && seedCompactionId) {
         known.set(previous.id, previous);
         forest.graduate({ id: previous.id, text: previous.summary, tokens: previous.tokenCount, timestamp: previous.timestamp });
@@ -65,6 +108,14 @@ export function createUnionFindStrategy(): CompactionStrategy {
           input.summaryTokens,
         ).chosen.map((topic) => topic.id),
       );
+      const outcome: ForestOutcome = {
+        forest,
+        changes: forest.takeChanges(),
+        previousCompactionId: previous?.strategy === 'union-find' ? previous.id : null,
+        seedCompactionId,
+        topics,
+        failedClusterIds: resolved.failed.map((failure) => failure.clusterId),
+      };
       return {
         summary: live
           .filter((topic) => standing.has(topic.cluster.id))
@@ -80,14 +131,34 @@ export function createUnionFindStrategy(): CompactionStrategy {
           count: live.reduce((total, topic) => total + topic.cluster.members, 0),
           tokens: live.reduce((total, topic) => total + topic.cluster.memberTokens, 0),
         },
-        forest: {
-          forest,
-          previousCompactionId: previous?.strategy === 'union-find' ? previous.id : null,
-          seedCompactionId,
-          topics,
-          failedClusterIds: resolved.failed.map((failure) => failure.clusterId),
+        metadata: {
+          topics: live.map(({ cluster }) => ({
+            id: cluster.id,
+            summaryVersion: cluster.summaryVersion,
+            members: cluster.members,
+          })),
+          ...(outcome.failedClusterIds.length > 0 ? { unsummarizedTopics: outcome.failedClusterIds } : {}),
         },
+        state: { ...input.state, outcome },
       };
+    },
+    async persist(tx, compaction, state): Promise<void> {
+      const { outcome } = state;
+      if (!outcome) return;
+      await tx.writeForest(
+        forestWriteRecord({
+          compactionId: compaction.id,
+          sessionId: compaction.sessionId,
+          previousCompactionId: outcome.previousCompactionId,
+          seedCompactionId: outcome.seedCompactionId,
+          forest: outcome.forest,
+          changes: outcome.changes,
+          topics: outcome.topics,
+        }),
+      );
+    },
+    committed(environment, compaction, state): void {
+      if (state.outcome) environment.forests.set(compaction.id, state.outcome.forest);
     },
   };
 }
@@ -117,9 +188,12 @@ const SMALL_TOPIC_TOKENS = 96;
 const CITATION_ROOM = 16;
 
 /** One cluster's call: its previous summaries fold in, only its new members are sent. */
-function summaryRequest(input: CompactionInput, request: ClusterSummaryRequest, known: Map<string, Turn>, topicCap: number) {
-  const missing = request.turns.map((turn) => turn.id).filter((id) => !known.has(id));
-  for (const [id, turn] of input.readTurns(missing)) known.set(id, turn);
+function summaryRequest(
+  input: CompactionInput<UnionFindState>,
+  request: ClusterSummaryRequest,
+  known: Map<string, Turn>,
+  topicCap: number,
+) {
   const previousSummaries = [...request.previousSummaries];
   const turns: Array<{ id: string; role: 'user' | 'assistant'; text: string; timestamp: number }> = [];
   let cap = topicCap;
@@ -151,7 +225,7 @@ function summaryRequest(input: CompactionInput, request: ClusterSummaryRequest, 
   };
 }
 
-function renderTopics(input: CompactionInput, forest: TopicForest, known: Map<string, Turn>): TopicRecord[] {
+function renderTopics(input: CompactionInput<UnionFindState>, forest: TopicForest, known: Map<string, Turn>): TopicRecord[] {
   return forest.clusters().map((cluster) => {
     const pendingLines = cluster.pending.map((id) => {
       const turn = known.get(id);

@@ -1,25 +1,36 @@
 // Getting the forest a compaction holds: from the cache when this process built or loaded it
 // already, else replayed from its rows. Readers share the cached copy; a compaction takes it (it is
-// about to change it) and puts the next forest back once its own rows are written.
+// about to change it) and puts the next forest back once its own rows are written. A context never
+// needs the whole forest (topic-context.ts reads one compaction's clusters); topic operations that
+// follow members (find, expand) and compactions do.
 
+import type { StoreOperations } from '@nexus/db';
 import { TopicForest } from '@nexus/forest';
 import type { LedgerContext } from '../ledger-context.ts';
 import { loadForestState } from './forest-store.ts';
 
-export function sharedForest(ledger: LedgerContext, compactionId: string, drops: ReadonlySet<string>): TopicForest {
+export async function sharedForest(
+  ledger: LedgerContext,
+  compactionId: string,
+  drops: ReadonlySet<string>,
+): Promise<TopicForest> {
   let forest = ledger.forests.get(compactionId);
   if (!forest) {
-    forest = new TopicForest({ state: loadForestState(ledger.database.db, compactionId) });
+    forest = new TopicForest({ state: await loadForestState(ledger.store, compactionId) });
     ledger.forests.set(compactionId, forest);
   }
   return markDrops(forest, drops);
 }
 
 /** The forest to build the next compaction on: `compactionId`'s, or a fresh one for null. */
-export function forestToExtend(ledger: LedgerContext, compactionId: string | null, drops: ReadonlySet<string>): TopicForest {
+export async function forestToExtend(
+  ledger: Pick<LedgerContext, 'forests' | 'forestConfig'>,
+  store: StoreOperations,
+  compactionId: string | null,
+  drops: ReadonlySet<string>,
+): Promise<TopicForest> {
   if (compactionId === null) return new TopicForest({ config: ledger.forestConfig });
-  const forest =
-    ledger.forests.take(compactionId) ?? new TopicForest({ state: loadForestState(ledger.database.db, compactionId) });
+  const forest = ledger.forests.take(compactionId) ?? new TopicForest({ state: await loadForestState(store, compactionId) });
   return markDrops(forest, drops);
 }
 

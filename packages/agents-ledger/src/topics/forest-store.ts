@@ -1,12 +1,12 @@
-// Reads and writes the union-find forest of a compaction. A forest is stored as the rows each
-// union-find compaction wrote (forest_states, forest_nodes, forest_clusters), chained through
-// forest_states.previous_compaction_id; loading one replays the parent pointers of its chain, oldest
-// first, then takes the cluster snapshot of its own compaction.
+// Reads and writes the union-find forest of a compaction through the store. A forest is stored as
+// the rows each union-find compaction wrote (its state, the parent pointers it set, its clusters),
+// chained through the state's previousCompactionId; loading one replays the parent pointers of its
+// chain, oldest first, then takes the cluster snapshot of its own compaction. Readers that need
+// only one compaction's topics (a context) read its clusters alone (topic-context.ts).
 
 import { contentText, ForestIntegrityError } from '@nexus/core';
-import { forestClusters, forestNodes, forestStates, type LedgerDrizzle } from '@nexus/db';
-import type { Cluster, ForestConfig, ForestState, TopicForest } from '@nexus/forest';
-import { asc, eq } from 'drizzle-orm';
+import type { StoreOperations } from '@nexus/db';
+import type { Cluster, ForestChanges, ForestConfig, ForestState, TopicForest } from '@nexus/forest';
 import { readTurnRowsById } from '../store/turns-by-id.ts';
 
 /** A cluster as stored with a compaction: the forest's view plus how it is shown in a context. */
@@ -16,32 +16,31 @@ export interface TopicRecord {
   blockTokens: number;
 }
 
+/** The stored shapes, as the store names them (@nexus/db's ForestStore). */
+export type ForestWriteRecord = Parameters<StoreOperations['writeForest']>[0];
+export type ForestStateRecord = NonNullable<Awaited<ReturnType<StoreOperations['getForestState']>>>;
+export type ForestClusterRecord = Awaited<ReturnType<StoreOperations['forestClusters']>>[number];
+
 export interface ForestWrite {
   compactionId: string;
   sessionId: string;
   previousCompactionId: string | null;
   seedCompactionId: string | null;
   forest: TopicForest;
+  /** The forest's changes since the forest it continues (forest.takeChanges(), taken once). */
+  changes: ForestChanges;
   topics: TopicRecord[];
 }
 
-const CHUNK = 500;
-
-export function loadForestState(db: LedgerDrizzle, compactionId: string): ForestState {
-  const chain = forestChain(db, compactionId);
-  const head = chain.at(-1) as typeof forestStates.$inferSelect;
+export async function loadForestState(store: StoreOperations, compactionId: string): Promise<ForestState> {
+  const chain = await forestChain(store, compactionId);
+  const head = chain.at(-1) as ForestStateRecord;
   const parents = new Map<string, string>();
   const graduatedIn = new Map<string, string>();
   const order: string[] = [];
   const documentFrequency = new Map<string, number>();
   for (const state of chain) {
-    const rows = db
-      .select()
-      .from(forestNodes)
-      .where(eq(forestNodes.compactionId, state.compactionId))
-      .orderBy(asc(forestNodes.position))
-      .all();
-    for (const row of rows) {
+    for (const row of await store.forestNodes(state.compactionId)) {
       if (row.kind === 'graduated') {
         const earlier = graduatedIn.get(row.nodeId);
         if (earlier !== undefined) {
@@ -59,20 +58,12 @@ export function loadForestState(db: LedgerDrizzle, compactionId: string): Forest
       }
       parents.set(row.nodeId, row.parentId);
     }
-    for (const [term, count] of Object.entries(state.changedTerms as Record<string, number>)) documentFrequency.set(term, count);
+    for (const [term, count] of Object.entries(state.changedTerms)) documentFrequency.set(term, count);
   }
-  const turnFacts = readTurnFacts(db, order);
+  const clusters = await store.forestClusters(compactionId);
+  const pending = new Set(clusters.flatMap((cluster) => cluster.pending));
+  const rows = await readTurnRowsById(store, [...new Set([...order, ...pending])]);
   const index = new Map(order.map((id, position) => [id, position]));
-  const clusters = db
-    .select()
-    .from(forestClusters)
-    .where(eq(forestClusters.compactionId, compactionId))
-    .orderBy(asc(forestClusters.position))
-    .all();
-  const pendingTexts = readTexts(
-    db,
-    clusters.flatMap((cluster) => cluster.pending as string[]),
-  );
   return {
     version: 1,
     config: head.config as ForestConfig,
@@ -80,11 +71,14 @@ export function loadForestState(db: LedgerDrizzle, compactionId: string): Forest
     tfidf: { documentCount: head.documentCount, documentFrequency: Object.fromEntries(documentFrequency) },
     nodes: order.map((id) => {
       const parent = index.get(parents.get(id) as string);
-      const facts = turnFacts.get(id);
-      if (parent === undefined || !facts)
+      const row = rows.get(id);
+      if (parent === undefined || !row)
         throw new ForestIntegrityError(`Node ${id} of compaction ${compactionId} does not resolve.`, [id]);
-      const text = pendingTexts.get(id);
-      return { id, parent, tokens: facts.tokens, timestamp: facts.timestamp, ...(text === undefined ? {} : { text }) };
+      // What a node waiting to be summarized contributes: a turn's text, or a folded-in compaction's summary.
+      const text = pending.has(id)
+        ? (row.summary ?? contentText((row.content as Parameters<typeof contentText>[0]) ?? []))
+        : undefined;
+      return { id, parent, tokens: row.tokenCount, timestamp: row.timestamp, ...(text === undefined ? {} : { text }) };
     }),
     clusters: clusters.map((row) => ({
       id: row.rootId,
@@ -93,9 +87,9 @@ export function loadForestState(db: LedgerDrizzle, compactionId: string): Forest
       summary: row.summary,
       summaryVersion: row.summaryVersion,
       dirty: row.dirty,
-      pending: row.pending as string[],
-      absorbedSummaries: row.absorbedSummaries as string[],
-      centroid: row.centroid as Array<[string, number]>,
+      pending: row.pending,
+      absorbedSummaries: row.absorbedSummaries,
+      centroid: row.centroid,
       firstTimestamp: row.firstTimestamp,
       lastTimestamp: row.lastTimestamp,
       touched: row.touched,
@@ -106,20 +100,15 @@ export function loadForestState(db: LedgerDrizzle, compactionId: string): Forest
 }
 
 /** The stored topics of a compaction, in root order, without loading its forest. */
-export function readTopicRows(db: LedgerDrizzle, compactionId: string) {
-  return db
-    .select()
-    .from(forestClusters)
-    .where(eq(forestClusters.compactionId, compactionId))
-    .orderBy(asc(forestClusters.position))
-    .all();
+export function readTopicRows(store: StoreOperations, compactionId: string): Promise<ForestClusterRecord[]> {
+  return store.forestClusters(compactionId);
 }
 
-/** Writes a compaction's forest rows; call inside the transaction that writes the compaction turn. */
-export function writeForest(db: LedgerDrizzle, write: ForestWrite): void {
-  const changes = write.forest.takeChanges();
-  db.insert(forestStates)
-    .values({
+/** The rows a compaction writes for its forest: what changed since the forest it continues, and every cluster. */
+export function forestWriteRecord(write: ForestWrite): ForestWriteRecord {
+  const { changes } = write;
+  return {
+    state: {
       compactionId: write.compactionId,
       sessionId: write.sessionId,
       previousCompactionId: write.previousCompactionId,
@@ -128,26 +117,11 @@ export function writeForest(db: LedgerDrizzle, write: ForestWrite): void {
       clock: write.forest.clock,
       documentCount: changes.documentCount,
       changedTerms: changes.terms,
-    })
-    .run();
-  for (let start = 0; start < changes.nodes.length; start += CHUNK) {
-    db.insert(forestNodes)
-      .values(
-        changes.nodes.slice(start, start + CHUNK).map((node, offset) => ({
-          compactionId: write.compactionId,
-          nodeId: node.id,
-          parentId: node.parent,
-          kind: node.kind,
-          position: start + offset,
-        })),
-      )
-      .run();
-  }
-  write.topics.forEach((topic, position) => {
-    const { cluster } = topic;
-    db.insert(forestClusters)
-      .values({
-        compactionId: write.compactionId,
+    },
+    nodes: changes.nodes.map((node) => ({ nodeId: node.id, parentId: node.parent, kind: node.kind })),
+    clusters: write.topics.map((topic, position) => {
+      const { cluster } = topic;
+      return {
         rootId: cluster.id,
         position,
         members: cluster.members,
@@ -165,38 +139,23 @@ export function writeForest(db: LedgerDrizzle, write: ForestWrite): void {
         touched: cluster.touched,
         generation: cluster.generation,
         dropped: cluster.dropped,
-      })
-      .run();
-  });
+      };
+    }),
+  };
 }
 
-/** The forest_states rows from the first of the chain to `compactionId`. */
-function forestChain(db: LedgerDrizzle, compactionId: string) {
-  const newestFirst: Array<typeof forestStates.$inferSelect> = [];
+/** The forest states from the first of the chain to `compactionId`. */
+async function forestChain(store: StoreOperations, compactionId: string): Promise<ForestStateRecord[]> {
+  const newestFirst: ForestStateRecord[] = [];
   const seen = new Set<string>();
   let id: string | null = compactionId;
   while (id !== null) {
     if (seen.has(id)) throw new ForestIntegrityError(`The forest chain of compaction ${compactionId} loops at ${id}.`, [...seen]);
     seen.add(id);
-    const row = db.select().from(forestStates).where(eq(forestStates.compactionId, id)).get();
+    const row: ForestStateRecord | undefined = await store.getForestState(id);
     if (!row) throw new ForestIntegrityError(`Compaction ${id} has no stored forest.`, [id]);
     newestFirst.push(row);
     id = row.previousCompactionId;
   }
   return newestFirst.reverse();
-}
-
-function readTurnFacts(db: LedgerDrizzle, ids: readonly string[]): Map<string, { tokens: number; timestamp: number }> {
-  const facts = new Map<string, { tokens: number; timestamp: number }>();
-  for (const [id, row] of readTurnRowsById(db, ids)) facts.set(id, { tokens: row.tokenCount, timestamp: row.timestamp });
-  return facts;
-}
-
-/** What a node contributes to a summary: a turn's text, or a folded-in compaction's summary. */
-function readTexts(db: LedgerDrizzle, ids: readonly string[]): Map<string, string> {
-  const texts = new Map<string, string>();
-  for (const [id, row] of readTurnRowsById(db, ids)) {
-    texts.set(id, row.summary ?? contentText((row.content as Parameters<typeof contentText>[0]) ?? []));
-  }
-  return texts;
 }

@@ -1,11 +1,14 @@
 // Which topics of a union-find compaction go into a context. With the incoming message as `query`,
 // the topics nearest it come first; then the most recently touched. Whole topics only (a topic cut
 // mid-summary misleads), within the share of the budget the raw recent turns leave them.
+//
+// Flat cost, cold or warm: a context reads the compaction's stored clusters (centroids and blocks)
+// and the document frequencies of the query's terms, never the forest's nodes or its members'
+// turns, so it costs the same after a restart at 100k turns as at 1k.
 
-import type { LedgerDrizzle } from '@nexus/db';
+import { cosineSimilarity, queryTerms, TfIdfModel } from '@nexus/forest';
 import type { LedgerContext } from '../ledger-context.ts';
-import { sharedForest } from './forest-access.ts';
-import { readTopicRows } from './forest-store.ts';
+import { type ForestClusterRecord, readTopicRows } from './forest-store.ts';
 import { renderTopicsHeader } from './render-topics.ts';
 import { activeDrops } from './topic-drops.ts';
 
@@ -69,15 +72,12 @@ export interface TopicContextInput {
   room?: number;
 }
 
-export function topicContext(ledger: LedgerContext, input: TopicContextInput): TopicSelection {
-  const db: LedgerDrizzle = ledger.database.db;
-  const drops = activeDrops(db, input.viewSessionId);
-  const rows = readTopicRows(db, input.compaction.id).filter((row) => !drops.has(row.rootId));
-  const similarities = new Map<string, number>();
-  if (input.query?.trim()) {
-    const forest = sharedForest(ledger, input.compaction.id, drops);
-    for (const hit of forest.nearest(input.query, rows.length)) similarities.set(hit.clusterId, hit.similarity);
-  }
+export async function topicContext(ledger: LedgerContext, input: TopicContextInput): Promise<TopicSelection> {
+  const drops = await activeDrops(ledger.store, input.viewSessionId);
+  const rows = (await readTopicRows(ledger.store, input.compaction.id)).filter((row) => !drops.has(row.rootId));
+  const similarities = input.query?.trim()
+    ? await querySimilarities(ledger, input.compaction.id, input.query, rows)
+    : new Map<string, number>();
   const header = renderTopicsHeader(input.compaction.id, input.compaction.summarizedThroughTurnId);
   const headerTokens = ledger.tokenCounter.countText(header);
   const room = input.room === undefined ? Number.POSITIVE_INFINITY : input.room - headerTokens;
@@ -108,4 +108,30 @@ export function topicContext(ledger: LedgerContext, input: TopicContextInput): T
     }),
     omittedTopicIds: omitted.map((topic) => topic.id),
   };
+}
+
+/**
+ * Cosine similarity of the query to each cluster's stored centroid, the query weighted with the
+ * forest's TF-IDF statistics as of the compaction: the same figures the forest's own `nearest`
+ * gives, read from one compaction's rows and one lookup per query term.
+ */
+async function querySimilarities(
+  ledger: LedgerContext,
+  compactionId: string,
+  query: string,
+  rows: readonly ForestClusterRecord[],
+): Promise<Map<string, number>> {
+  const similarities = new Map<string, number>();
+  if (rows.length === 0) return similarities;
+  const statistics = await ledger.store.documentFrequencies(compactionId, queryTerms(query));
+  if (!statistics) return similarities;
+  const vector = new TfIdfModel({
+    documentCount: statistics.documentCount,
+    documentFrequency: Object.fromEntries(statistics.frequencies),
+  }).vectorize(query);
+  for (const row of rows) {
+    const similarity = cosineSimilarity(vector, new Map(row.centroid));
+    if (similarity > 0) similarities.set(row.rootId, similarity);
+  }
+  return similarities;
 }

@@ -2,33 +2,28 @@
 // contexts and taking new members; nothing is deleted, and a restore is a newer row, so the record
 // of who dropped what, and when, stays.
 
-import { type LedgerDrizzle, topicDrops } from '@nexus/db';
-import { and, asc, eq } from 'drizzle-orm';
+import type { StoreOperations } from '@nexus/db';
 
 /** Topic ids whose newest row in this session says dropped. */
-export function activeDrops(db: LedgerDrizzle, sessionId: string): Set<string> {
-  const latest = new Map<string, boolean>();
-  for (const row of db.select().from(topicDrops).where(eq(topicDrops.sessionId, sessionId)).orderBy(asc(topicDrops.id)).all()) {
-    latest.set(row.clusterId, row.dropped);
-  }
-  return new Set([...latest].filter(([, dropped]) => dropped).map(([clusterId]) => clusterId));
+export async function activeDrops(store: StoreOperations, sessionId: string): Promise<Set<string>> {
+  return new Set(await store.droppedTopics(sessionId));
 }
 
-export function isDropped(db: LedgerDrizzle, sessionId: string, clusterId: string): boolean {
-  const rows = db
-    .select({ dropped: topicDrops.dropped })
-    .from(topicDrops)
-    .where(and(eq(topicDrops.sessionId, sessionId), eq(topicDrops.clusterId, clusterId)))
-    .orderBy(asc(topicDrops.id))
-    .all();
-  return rows.at(-1)?.dropped ?? false;
+export async function isDropped(store: StoreOperations, sessionId: string, clusterId: string): Promise<boolean> {
+  return (await activeDrops(store, sessionId)).has(clusterId);
 }
 
-export function recordDrop(db: LedgerDrizzle, sessionId: string, clusterId: string, dropped: boolean, at: number): void {
-  db.insert(topicDrops).values({ sessionId, clusterId, dropped, at }).run();
+export function recordDrop(
+  store: StoreOperations,
+  sessionId: string,
+  clusterId: string,
+  dropped: boolean,
+  at: number,
+): Promise<void> {
+  return store.recordTopicDrop({ sessionId, clusterId, dropped, at });
 }
 
 /** A fork starts with its source's drops (a few rows, whatever the history's length). */
-export function copyDrops(db: LedgerDrizzle, fromSessionId: string, toSessionId: string, at: number): void {
-  for (const clusterId of activeDrops(db, fromSessionId)) recordDrop(db, toSessionId, clusterId, true, at);
+export async function copyDrops(store: StoreOperations, fromSessionId: string, toSessionId: string, at: number): Promise<void> {
+  for (const clusterId of await activeDrops(store, fromSessionId)) await recordDrop(store, toSessionId, clusterId, true, at);
 }

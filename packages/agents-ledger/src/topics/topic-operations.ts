@@ -3,8 +3,8 @@
 // viewing session's line, so a fork sees its own topics and its source's up to the fork point.
 
 import { ClusterNotFoundError, type CompactionTurn, InvalidInputError, type Turn } from '@nexus/core';
-import type { AgentSessionRow, AgentTurnRow, LedgerDrizzle } from '@nexus/db';
-import { effectiveCompaction } from '../build-context.ts';
+import type { SessionRecord, StoredTurn } from '@nexus/db';
+import { effectiveCompaction } from '../chain-arithmetic.ts';
 import { findCompactionThatSummarized } from '../history.ts';
 import type { LedgerContext } from '../ledger-context.ts';
 import { requireSessionRow, requireTurnRow } from '../store/chain.ts';
@@ -41,13 +41,12 @@ export interface TopicOfTurn {
   compactionId: string | null;
 }
 
-export function listTopics(ledger: LedgerContext, sessionId: string): Topic[] {
-  const db = ledger.database.db;
-  const view = requireSessionRow(db, sessionId);
-  const compaction = unionFindCompactionOf(db, view);
+export async function listTopics(ledger: LedgerContext, sessionId: string): Promise<Topic[]> {
+  const view = await requireSessionRow(ledger.store, sessionId);
+  const compaction = await unionFindCompactionOf(ledger, view);
   if (!compaction) return [];
-  const drops = activeDrops(db, view.id);
-  return readTopicRows(db, compaction.id).map((row) => ({
+  const drops = await activeDrops(ledger.store, view.id);
+  return (await readTopicRows(ledger.store, compaction.id)).map((row) => ({
     id: row.rootId,
     members: row.members,
     tokens: row.blockTokens,
@@ -63,58 +62,64 @@ export function listTopics(ledger: LedgerContext, sessionId: string): Topic[] {
   }));
 }
 
-export function findTopic(ledger: LedgerContext, turnId: string, sessionId?: string): TopicOfTurn {
-  const db = ledger.database.db;
-  const turn = requireTurnRow(db, turnId);
-  const view = requireSessionRow(db, sessionId ?? turn.sessionId);
-  const compaction = view.headTurnId ? effectiveCompaction(db, requireTurnRow(db, view.headTurnId), view) : null;
-  const compactor = findCompactionThatSummarized(ledger, turnId, { sessionId: view.id });
+export async function findTopic(ledger: LedgerContext, turnId: string, sessionId?: string): Promise<TopicOfTurn> {
+  const { store } = ledger;
+  const turn = await requireTurnRow(store, turnId);
+  const view = await requireSessionRow(store, sessionId ?? turn.sessionId);
+  const compaction = view.headTurnId
+    ? await effectiveCompaction(store, await requireTurnRow(store, view.headTurnId), view)
+    : null;
+  const compactor = await findCompactionThatSummarized(ledger, turnId, { sessionId: view.id });
   if (!compaction || !compactor) return { turnId, clusterId: null, compactionId: compactor ? (compaction?.id ?? null) : null };
   if (compaction.strategy !== 'union-find') return { turnId, clusterId: null, compactionId: compaction.id };
-  const forest = sharedForest(ledger, compaction.id, activeDrops(db, view.id));
+  const forest = await sharedForest(ledger, compaction.id, await activeDrops(store, view.id));
   // A turn a flat compaction summarized before the forest began is in the topic its summary joined.
   let node: CompactionTurn | null = compactor;
   let clusterId = forest.find(turnId);
   while (clusterId === null && node) {
     clusterId = forest.find(node.id);
-    node = clusterId === null ? findCompactionThatSummarized(ledger, node.id, { sessionId: view.id }) : null;
+    node = clusterId === null ? await findCompactionThatSummarized(ledger, node.id, { sessionId: view.id }) : null;
   }
   return { turnId, clusterId, compactionId: compaction.id };
 }
 
-export function expandTopic(ledger: LedgerContext, clusterId: string, sessionId?: string): Turn[] {
-  const db = ledger.database.db;
-  const { view, compaction } = topicView(ledger, clusterId, sessionId);
-  const ids = sharedForest(ledger, compaction.id, activeDrops(db, view.id)).expand(clusterId);
-  const rows = readTurnRowsById(db, ids);
+export async function expandTopic(ledger: LedgerContext, clusterId: string, sessionId?: string): Promise<Turn[]> {
+  const { view, compaction } = await topicView(ledger, clusterId, sessionId);
+  const forest = await sharedForest(ledger, compaction.id, await activeDrops(ledger.store, view.id));
+  const ids = forest.expand(clusterId);
+  const rows = await readTurnRowsById(ledger.store, ids);
   return turnsWithEventLinks(
-    db,
-    ids.map((id) => rows.get(id) as AgentTurnRow),
+    ledger.store,
+    ids.map((id) => rows.get(id) as StoredTurn),
   );
 }
 
 /** Records a drop (or, with `restore`, its undoing); no turn or topic is deleted. */
-export function setTopicDropped(ledger: LedgerContext, clusterId: string, dropped: boolean, sessionId?: string): Topic {
-  const { view, compaction } = topicView(ledger, clusterId, sessionId);
-  if (!readTopicRows(ledger.database.db, compaction.id).some((row) => row.rootId === clusterId)) {
+export async function setTopicDropped(
+  ledger: LedgerContext,
+  clusterId: string,
+  dropped: boolean,
+  sessionId?: string,
+): Promise<Topic> {
+  const { view, compaction } = await topicView(ledger, clusterId, sessionId);
+  if (!(await readTopicRows(ledger.store, compaction.id)).some((row) => row.rootId === clusterId)) {
     // Let the forest explain: a member of another topic, or not in the forest at all.
-    sharedForest(ledger, compaction.id, new Set()).expand(clusterId);
+    (await sharedForest(ledger, compaction.id, new Set())).expand(clusterId);
   }
-  ledger.database.transaction((tx) => {
-    if (isDropped(tx, view.id, clusterId) !== dropped) recordDrop(tx, view.id, clusterId, dropped, ledger.now());
+  await ledger.store.transaction(async (tx) => {
+    if ((await isDropped(tx, view.id, clusterId)) !== dropped) await recordDrop(tx, view.id, clusterId, dropped, ledger.now());
   });
-  return listTopics(ledger, view.id).find((topic) => topic.id === clusterId) as Topic;
+  return (await listTopics(ledger, view.id)).find((topic) => topic.id === clusterId) as Topic;
 }
 
-function topicView(ledger: LedgerContext, clusterId: string, sessionId?: string) {
-  const db = ledger.database.db;
+async function topicView(ledger: LedgerContext, clusterId: string, sessionId?: string) {
   if (typeof clusterId !== 'string' || clusterId === '')
     throw new InvalidInputError('A topic id is a turn id such as t_abc123.', 'clusterId');
-  const rootTurn = readTurnRowsById(db, [clusterId]).get(clusterId);
+  const rootTurn = (await readTurnRowsById(ledger.store, [clusterId])).get(clusterId);
   if (!rootTurn && !sessionId)
     throw new ClusterNotFoundError(clusterId, 'no turn has that id; `nexus topics <session>` lists topic ids.');
-  const view = requireSessionRow(db, sessionId ?? (rootTurn as AgentTurnRow).sessionId);
-  const compaction = unionFindCompactionOf(db, view);
+  const view = await requireSessionRow(ledger.store, sessionId ?? (rootTurn as StoredTurn).sessionId);
+  const compaction = await unionFindCompactionOf(ledger, view);
   if (!compaction) {
     throw new ClusterNotFoundError(
       clusterId,
@@ -124,9 +129,9 @@ function topicView(ledger: LedgerContext, clusterId: string, sessionId?: string)
   return { view, compaction };
 }
 
-function unionFindCompactionOf(db: LedgerDrizzle, view: AgentSessionRow): AgentTurnRow | null {
+async function unionFindCompactionOf(ledger: LedgerContext, view: SessionRecord): Promise<StoredTurn | null> {
   if (!view.headTurnId) return null;
-  const compaction = effectiveCompaction(db, requireTurnRow(db, view.headTurnId), view);
+  const compaction = await effectiveCompaction(ledger.store, await requireTurnRow(ledger.store, view.headTurnId), view);
   return compaction?.strategy === 'union-find' ? compaction : null;
 }
 
