@@ -4,6 +4,7 @@
 
 import { join } from 'node:path';
 import { createAgentsLedger } from '../../packages/agents-ledger/src/index.ts';
+import { openRawSqlite } from '../../packages/db/src/testing.ts';
 import { createEventsLedger } from '../../packages/events-ledger/src/index.ts';
 import { nowMilliseconds, percentile } from './measure.ts';
 import { reportProgress } from './progress.ts';
@@ -54,23 +55,23 @@ interface SearchOperation {
   nextQuery: number;
   samples: number[];
   cut: number;
-  /** MATCH statements run by the timed calls, cut ones included. */
-  matchStatements: number;
+  /** Full-text store operations called by the timed calls, cut ones included. */
+  searchOperations: number;
   spent: number;
   retired: boolean;
 }
 
 const latencyName = (view: View, kind: QueryKind | 'all kinds', percent: 50 | 95) =>
   `${TAG} ${VIEW_LABELS[view]}, ${kind} p${percent}`;
-/** The resolved view reads raw pages until its page of distinct hits is full: how many it read is the cost driver. */
-const matchStatementsName = (kind: QueryKind) => `${TAG} ${VIEW_LABELS.resolved}, ${kind}: MATCH statements per call`;
+/** The store's full-text operations a resolved search calls (the all-words probe, the page and the snippets are one). */
+const searchOperationsName = (kind: QueryKind) => `${TAG} ${VIEW_LABELS.resolved}, ${kind}: store search operations per call`;
 const cutName = (view: View) => `${TAG} ${VIEW_LABELS[view]}, calls cut at ${SEARCH_DEADLINE_MS / 1000} s`;
 
 function operationsOn(history: SearchHistory): SearchOperation[] {
-  const guard = guardWithDeadline(history.ledger.database);
-  // A second handle on the same connection, whose statements check the deadline; the build used the plain one.
-  const ledger = createAgentsLedger({ database: guard.database });
-  const events = createEventsLedger({ database: guard.database });
+  const guard = guardWithDeadline(history.ledger.store);
+  // Ledgers on the same store, now guarded: its operations check the deadline.
+  const ledger = createAgentsLedger({ store: guard.store });
+  const events = createEventsLedger({ store: guard.store });
   const calls: Record<View, (query: string) => Promise<unknown>> = {
     resolved: (query) => ledger.search(query, { limit: SEARCH_LIMIT }),
     raw: (query) => ledger.search(query, { limit: SEARCH_LIMIT, view: 'raw' }),
@@ -88,7 +89,7 @@ function operationsOn(history: SearchHistory): SearchOperation[] {
       nextQuery: 0,
       samples: [],
       cut: 0,
-      matchStatements: 0,
+      searchOperations: 0,
       spent: 0,
       retired: false,
     })),
@@ -100,9 +101,9 @@ async function timedCall(operation: SearchOperation, keep: boolean): Promise<voi
   const query = operation.queries[operation.nextQuery % operation.queries.length] as string;
   operation.nextQuery += 1;
   const start = nowMilliseconds();
-  const statementsBefore = operation.guard.matchStatements();
-  const countStatements = () => {
-    operation.matchStatements += operation.guard.matchStatements() - statementsBefore;
+  const operationsBefore = operation.guard.searchOperations();
+  const countOperations = () => {
+    operation.searchOperations += operation.guard.searchOperations() - operationsBefore;
   };
   try {
     await operation.guard.within(SEARCH_DEADLINE_MS, () => operation.call(query));
@@ -110,14 +111,14 @@ async function timedCall(operation: SearchOperation, keep: boolean): Promise<voi
     if (!(error instanceof DeadlineExceededError)) throw error;
     operation.samples.push(SEARCH_DEADLINE_MS);
     operation.cut += 1;
-    countStatements();
+    countOperations();
     operation.retired = true;
     reportProgress(`  cut off: ${operation.size.toLocaleString('en-US')} turns, ${operation.view}, "${query}"`);
     return;
   }
   const milliseconds = nowMilliseconds() - start;
   if (keep || milliseconds > SLOW_CALL_MS) {
-    countStatements();
+    countOperations();
     operation.samples.push(milliseconds);
     operation.spent += milliseconds;
   }
@@ -163,8 +164,8 @@ function latencyResults(operations: readonly SearchOperation[]): BenchResult[] {
       const group = operations.filter((operation) => operation.size === size && operation.view === view);
       for (const operation of group) {
         if (view === 'resolved') {
-          const value = operation.matchStatements / operation.samples.length;
-          results.push({ name: matchStatementsName(operation.kind), size, unit: 'count', value });
+          const value = operation.searchOperations / operation.samples.length;
+          results.push({ name: searchOperationsName(operation.kind), size, unit: 'count', value });
         }
         for (const percent of [50, 95] as const) {
           results.push({
@@ -190,23 +191,33 @@ function latencyResults(operations: readonly SearchOperation[]): BenchResult[] {
 
 const MEBIBYTE = 2 ** 20;
 
-/** Bytes of each table and index, from dbstat when SQLite has it; null otherwise. */
-function tableBytes(history: SearchHistory): Map<string, number> | null {
+/**
+ * Bytes of each table and index, from dbstat when SQLite has it; null otherwise. Storage is the engine's own
+ * business: it is measured on the file, through a read-only connection of its own, as another program would.
+ */
+function tableBytes(history: SearchHistory): { sizes: Map<string, number>; searchTextBytes: number } | null {
+  const sqlite = openRawSqlite(history.path, { readonly: true });
   try {
-    const rows = history.ledger.database.sqlite.prepare('SELECT name, pgsize FROM dbstat WHERE aggregate = TRUE').all() as Array<{
+    const rows = sqlite.prepare('SELECT name, pgsize FROM dbstat WHERE aggregate = TRUE').all() as Array<{
       name: string;
       pgsize: number;
     }>;
-    return new Map(rows.map((row) => [row.name, row.pgsize]));
+    const searchTextBytes = sqlite
+      .prepare('SELECT sum(length(CAST(search_text AS BLOB))) FROM agent_turns')
+      .pluck()
+      .get() as number;
+    return { sizes: new Map(rows.map((row) => [row.name, row.pgsize])), searchTextBytes };
   } catch {
     return null;
+  } finally {
+    sqlite.close();
   }
 }
 
 function storageResults(history: SearchHistory): BenchResult[] {
   const size = history.size;
-  const sizes = tableBytes(history);
-  if (!sizes) {
+  const measured = tableBytes(history);
+  if (!measured) {
     // No dbstat in this SQLite: the file's growth while each part was written, index and rows together.
     const { empty, afterTurns, afterEvents } = history.fileBytes;
     return [
@@ -224,11 +235,8 @@ function storageResults(history: SearchHistory): BenchResult[] {
       },
     ];
   }
+  const { sizes, searchTextBytes } = measured;
   const sum = (prefix: string) => [...sizes].reduce((total, [name, bytes]) => total + (name.startsWith(prefix) ? bytes : 0), 0);
-  const searchTextBytes = history.ledger.database.sqlite
-    .prepare('SELECT sum(length(CAST(search_text AS BLOB))) FROM agent_turns')
-    .pluck()
-    .get() as number;
   const turnsIndex = sum('turns_fts');
   const turnsTable = sizes.get('agent_turns') ?? 0;
   const eventsIndex = sum('events_fts');
@@ -311,7 +319,7 @@ export async function benchmarkSearch(options: SearchBenchmarkOptions): Promise<
     results.push(...latencyResults(operations));
   } finally {
     for (const history of histories) {
-      history.ledger.close();
+      await history.ledger.close();
       removeDatabaseFiles(history.path);
     }
   }

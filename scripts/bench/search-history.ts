@@ -5,6 +5,7 @@
 
 import { type AgentsLedger, openAgentsLedger } from '../../packages/agents-ledger/src/index.ts';
 import type { SessionSettings } from '../../packages/core/src/index.ts';
+import { openRawSqlite } from '../../packages/db/src/testing.ts';
 import { createEventsLedger, type EventsLedger } from '../../packages/events-ledger/src/index.ts';
 import { leadTextSummarizer } from './lead-text-summarizer.ts';
 import { nowMilliseconds } from './measure.ts';
@@ -51,18 +52,23 @@ export interface BuildSearchHistoryOptions {
   quiet?: boolean;
 }
 
-function fileBytes(ledger: AgentsLedger): number {
-  const { sqlite } = ledger.database;
-  return (sqlite.pragma('page_count', { simple: true }) as number) * (sqlite.pragma('page_size', { simple: true }) as number);
+/** The database's size in pages, read through a connection of its own (storage is the engine's business). */
+function fileBytes(path: string): number {
+  const sqlite = openRawSqlite(path, { readonly: true });
+  try {
+    return (sqlite.pragma('page_count', { simple: true }) as number) * (sqlite.pragma('page_size', { simple: true }) as number);
+  } finally {
+    sqlite.close();
+  }
 }
 
 export async function buildSearchHistory(options: BuildSearchHistoryOptions): Promise<SearchHistory> {
   const { size } = options;
   const ledger = openAgentsLedger(options.path, { summarizer: leadTextSummarizer });
-  const events = createEventsLedger({ database: ledger.database });
+  const events = createEventsLedger({ store: ledger.store });
   try {
     const plan = planQueries(size, options.seed);
-    const empty = fileBytes(ledger);
+    const empty = fileBytes(options.path);
     const session = await ledger.createSession({ label: `search-bench-${size}`, settings: SEARCH_SESSION_SETTINGS });
     const conversation = createConversationGenerator(options.seed);
     const phrases: string[] = [];
@@ -99,7 +105,7 @@ export async function buildSearchHistory(options: BuildSearchHistoryOptions): Pr
       progress(`turns (${compactions} compactions)`, appended, turnsStart);
     }
     const turnsMilliseconds = nowMilliseconds() - turnsStart;
-    const afterTurns = fileBytes(ledger);
+    const afterTurns = fileBytes(options.path);
     const generator = createEventGenerator(options.seed + 1);
     const eventsStart = nowMilliseconds();
     for (let appended = 0; appended < size; ) {
@@ -120,53 +126,67 @@ export async function buildSearchHistory(options: BuildSearchHistoryOptions): Pr
       plan,
       phrases,
       compactions,
-      unsummarizedTurns: countUnsummarized(ledger, session.id),
+      unsummarizedTurns: await countUnsummarized(ledger, session.id),
       turnsMilliseconds,
       compactionMilliseconds,
       eventsMilliseconds,
-      fileBytes: { empty, afterTurns, afterEvents: fileBytes(ledger) },
+      fileBytes: { empty, afterTurns, afterEvents: fileBytes(options.path) },
     };
-    checkPlanted(history, session.id);
+    await checkPlanted(history, session.id);
     return history;
   } catch (error) {
-    ledger.close();
+    await ledger.close();
     throw error;
   }
 }
 
-function countUnsummarized(ledger: AgentsLedger, sessionId: string): number {
-  return ledger.database.sqlite
-    .prepare(
-      `SELECT count(*) FROM agent_turns WHERE session_id = ? AND turn_type = 'normal' AND depth > coalesce(
-         (SELECT max(summarized_through_depth) FROM agent_turns WHERE session_id = ? AND turn_type = 'compaction'), -1)`,
-    )
-    .pluck()
-    .get(sessionId, sessionId) as number;
+/** The depth the session's newest compaction summarized through (each folds the ones before it); -1 for none. */
+async function summarizedThrough(ledger: AgentsLedger, sessionId: string): Promise<{ depth: number; headDepth: number }> {
+  const session = await ledger.store.getSession(sessionId);
+  const head = session?.headTurnId ? await ledger.store.getTurn(session.headTurnId) : undefined;
+  if (!head) return { depth: -1, headDepth: -1 };
+  const compaction = head.latestCompactionId ? await ledger.store.getTurn(head.latestCompactionId) : undefined;
+  return { depth: compaction?.summarizedThroughDepth ?? -1, headDepth: head.depth };
+}
+
+async function countUnsummarized(ledger: AgentsLedger, sessionId: string): Promise<number> {
+  const { depth, headDepth } = await summarizedThrough(ledger, sessionId);
+  let count = 0;
+  for (let from = depth + 1; from <= headDepth; from += 1000) {
+    const page = await ledger.store.chainPage({ sessionId, fromDepth: from, toDepth: Math.min(headDepth, from + 999) });
+    count += page.filter((turn) => turn.turnType === 'normal').length;
+  }
+  return count;
 }
 
 /** Each rare identifier matches one turn and one event; the summarized-only words match only summarized turns. */
-function checkPlanted(history: SearchHistory, sessionId: string): void {
-  const { sqlite } = history.ledger.database;
-  const count = (table: 'turns_fts' | 'events_fts', word: string) =>
-    sqlite.prepare(`SELECT count(*) FROM ${table} WHERE ${table} MATCH ?`).pluck().get(`"${word}"`) as number;
+async function checkPlanted(history: SearchHistory, sessionId: string): Promise<void> {
+  const { store } = history.ledger;
   for (const identifier of history.plan.queries['rare identifier']) {
-    if (count('turns_fts', identifier) !== 1 || count('events_fts', identifier) !== 1) {
+    const match = { words: [identifier], mode: 'any' as const };
+    const turns = await store.countTurnMatches(match);
+    const events = (await store.searchEvents({ match, limit: 2 })).hits.length;
+    if (turns !== 1 || events !== 1) {
       throw new Error(`search benchmark: ${identifier} should match exactly one turn and one event`);
     }
   }
-  const summarizedThrough = sqlite
-    .prepare(`SELECT max(summarized_through_depth) FROM agent_turns WHERE session_id = ? AND turn_type = 'compaction'`)
-    .pluck()
-    .get(sessionId) as number | null;
+  const { depth: through } = await summarizedThrough(history.ledger, sessionId);
   for (const word of history.plan.queries['word only in summarized turns']) {
-    const deepest = sqlite
-      .prepare(
-        `SELECT max(t.depth) FROM turns_fts JOIN agent_turns t ON t.rowid = turns_fts.rowid
-         WHERE turns_fts MATCH ? AND t.turn_type = 'normal'`,
-      )
-      .pluck()
-      .get(`"${word}"`) as number | null;
-    if (deepest !== null && (summarizedThrough === null || deepest > summarizedThrough)) {
+    let deepest = -1;
+    let cursor: string | undefined;
+    do {
+      const page = await store.searchTurns({
+        match: { words: [word], mode: 'any' },
+        view: 'raw',
+        filters: { turnType: 'normal' },
+        limit: 200,
+        cursor,
+        snippets: false,
+      });
+      for (const hit of page.hits) deepest = Math.max(deepest, hit.depth);
+      cursor = page.nextCursor ?? undefined;
+    } while (cursor);
+    if (deepest > through) {
       throw new Error(`search benchmark: "${word}" is in a turn no compaction has summarized`);
     }
   }
