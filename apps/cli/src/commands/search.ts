@@ -66,7 +66,8 @@ export const searchCommand: Command = {
       turnsOnly || cursor.events === null
         ? { hits: [], nextCursor: null }
         : await openEventsLedger().search(query, { ...common, cursor: cursor.events, channel: stringOption(options.channel) });
-    // Both lists are ranked by bm25; they are interleaved by score into one page, and each side
+    // Both lists are ranked by the store's relevance (bm25 on SQLite; lower is better in both hit
+    // types); they are interleaved by score into one page, and each side
     // resumes right after the last of its hits that made it onto the page.
     const merged = [
       ...turns.hits.map((hit) => ({ side: 'turns' as const, cursor: hit.cursor, output: turnHitOutput(hit) })),
@@ -98,6 +99,10 @@ export const searchCommand: Command = {
     return { hits, nextCursor };
   },
 };
+
+function engineName(engine: string): string {
+  return engine === 'sqlite' ? 'SQLite' : engine;
+}
 
 function turnHitOutput(hit: TurnHit) {
   return {
@@ -158,8 +163,14 @@ export const doctorCommand: Command = {
     const ledger = openLedger();
     const events = openEventsLedger();
     const problems: Problem[] = [];
-    const quick = ledger.database.sqlite.pragma('quick_check', { simple: true });
-    if (quick !== 'ok') problems.push({ code: 'SQLITE_INTEGRITY', message: `SQLite quick_check: ${String(quick)}`, ids: [] });
+    // The engine's own check of its files (SQLite: PRAGMA quick_check); null when it finds nothing.
+    const integrity = await ledger.store.checkStorageIntegrity();
+    if (integrity !== null)
+      problems.push({
+        code: 'SQLITE_INTEGRITY',
+        message: `${engineName(ledger.store.engine)} integrity check: ${integrity}`,
+        ids: [],
+      });
     problems.push(...(await ledger.doctor()));
     const eventIndex = await events.checkSearchIndex();
     if (eventIndex)
