@@ -34,8 +34,8 @@ export interface CommandInput {
   options: Record<string, string | boolean | string[] | undefined>;
   io: CommandIo;
   /** Opens the ledger at --db (created and migrated if missing); options apply to the first call. */
-  openLedger(options?: Omit<AgentsLedgerOptions, 'database'>): AgentsLedger;
-  /** The events ledger in the same file. */
+  openLedger(options?: Omit<AgentsLedgerOptions, 'store'>): AgentsLedger;
+  /** The events ledger in the same file (the same store as openLedger's). */
   openEventsLedger(): EventsLedger;
   dbPath: string;
   /** True when --db was given on the command line (not defaulted, not from $NEXUS_DB). */

@@ -2,9 +2,9 @@
 // errors into one line on stderr (and an error object on stdout with --json) and an exit code.
 
 import { accessSync, constants, existsSync } from 'node:fs';
-import { type AgentsLedger, openAgentsLedger } from '@nexus/agents-ledger';
+import { type AgentsLedger, createAgentsLedger } from '@nexus/agents-ledger';
 import { LedgerError } from '@nexus/core';
-import { openDatabase } from '@nexus/db';
+import { type LedgerStore, openLedgerStore } from '@nexus/db';
 import { createEventsLedger, type EventsLedger } from '@nexus/events-ledger';
 import { commandHelp, findCommand, generalHelp, parseCommandArguments, requirePositionals, UsageError } from './arguments.ts';
 import { commandLine, hoistGlobalOptions, messageForCli } from './cli-conventions.ts';
@@ -45,6 +45,8 @@ export async function main(givenArgv: string[], io: MainIo = processIo): Promise
     return fail(io, wantsJson, new UsageError(`unknown command "${words.join(' ')}". Run \`nexus --help\`.`));
   }
   const { command, rest } = found;
+  // One store per command, shared by both ledgers (one connection to the file, closed once).
+  let store: LedgerStore | null = null;
   let ledger: AgentsLedger | null = null;
   let events: EventsLedger | null = null;
   let exitCode = 0;
@@ -63,6 +65,10 @@ export async function main(givenArgv: string[], io: MainIo = processIo): Promise
     // "ok" and "no match"), and opens a file it may not write read-only. Checked when the command
     // opens the ledger, so a usage mistake is still reported as one.
     const openAs = () => (command.readsOnly ? readOnlyOpening(dbPath) : {});
+    const openStore = () => {
+      store ??= openLedgerStore(dbPath, openAs());
+      return store;
+    };
     const commandIo: CommandIo = {
       print: (line = '') => {
         if (!json) io.stdout(`${line}\n`);
@@ -86,11 +92,11 @@ export async function main(givenArgv: string[], io: MainIo = processIo): Promise
       commandLine: (words) => commandLine(words, database),
       env: io.env,
       openLedger: (ledgerOptions) => {
-        ledger ??= openAgentsLedger(dbPath, { ...ledgerOptions, ...openAs() });
+        ledger ??= createAgentsLedger({ ...ledgerOptions, store: openStore() });
         return ledger;
       },
       openEventsLedger: () => {
-        events ??= createEventsLedger({ database: openDatabase({ path: dbPath, ...openAs() }) });
+        events ??= createEventsLedger({ store: openStore() });
         return events;
       },
     });
@@ -99,13 +105,12 @@ export async function main(givenArgv: string[], io: MainIo = processIo): Promise
   } catch (error) {
     return fail(io, wantsJson, error, database, Object.keys(command.options));
   } finally {
-    (ledger as AgentsLedger | null)?.close();
-    (events as EventsLedger | null)?.close();
+    await (store as LedgerStore | null)?.close();
   }
 }
 
 /**
- * How a read-only command opens the file: it must already be a ledger (openDatabase refuses a
+ * How a read-only command opens the file: it must already be a ledger (openLedgerStore refuses a
  * missing, empty or foreign file), and read-only when it may not be written.
  */
 function readOnlyOpening(dbPath: string): { mustExist: true; readonly?: true } {

@@ -1,6 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { openDatabase } from '@nexus/db';
+import { openRawSqlite } from '@nexus/db/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCli, tempFolder } from './run-cli.ts';
 
@@ -87,9 +87,9 @@ describe('nexus events list / verify / append', () => {
 
   it('verify exits 1 and names the first broken link after tampering', async () => {
     await runCli(['events', 'ingest', jsonlFile([good(1), good(2), good(3)]), '--channel', 'c', '--db', temp.dbPath]);
-    const database = openDatabase({ path: temp.dbPath });
-    database.sqlite.exec('DROP TRIGGER events_no_update');
-    database.sqlite.prepare(`UPDATE events SET payload = '{"text":"forged"}' WHERE seq = 2`).run();
+    const database = openRawSqlite(temp.dbPath);
+    database.exec('DROP TRIGGER events_no_update');
+    database.prepare(`UPDATE events SET payload = '{"text":"forged"}' WHERE seq = 2`).run();
     database.close();
     const verify = await runCli(['events', 'verify', '--channel', 'c', '--db', temp.dbPath, '--json']);
     expect(verify.code).toBe(1);

@@ -8,7 +8,7 @@ import { existsSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { openAgentsLedger } from '@nexus/agents-ledger';
-import { openDatabase } from '@nexus/db';
+import { openRawSqlite } from '@nexus/db/testing';
 import { type LoopbackApi, startLoopbackApi } from '@nexus/loopback-api';
 import BetterSqlite from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -160,13 +160,13 @@ describe('the events chain tail is anchored by a checkpoint', () => {
     expect((await runCli(['events', 'verify', '--db', temp.dbPath, '--checkpoint', file])).code).toBe(0);
 
     // Someone with write access to the file drops the guard and removes the last ten events.
-    const database = openDatabase({ path: temp.dbPath });
-    database.sqlite.exec('DROP TRIGGER IF EXISTS events_no_delete');
-    const triggers = database.sqlite
+    const database = openRawSqlite(temp.dbPath);
+    database.exec('DROP TRIGGER IF EXISTS events_no_delete');
+    const triggers = database
       .prepare("SELECT name FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'events'")
       .all() as Array<{ name: string }>;
-    for (const { name } of triggers) if (/delete/i.test(name)) database.sqlite.exec(`DROP TRIGGER "${name}"`);
-    database.sqlite.prepare("DELETE FROM events WHERE channel = 'discord:#ops' AND seq > 20").run();
+    for (const { name } of triggers) if (/delete/i.test(name)) database.exec(`DROP TRIGGER "${name}"`);
+    database.prepare("DELETE FROM events WHERE channel = 'discord:#ops' AND seq > 20").run();
     database.close();
 
     const alone = await runCli(['events', 'verify', '--db', temp.dbPath]);

@@ -2,9 +2,11 @@
 // events interleaved by score, the kind-selecting options, pagination, hostile text, and doctor's
 // verdict on a healthy and a desynchronized index.
 
-import { type AgentsLedger, openAgentsLedger } from '@nexus/agents-ledger';
+import { type AgentsLedger, createAgentsLedger, openAgentsLedger } from '@nexus/agents-ledger';
 import { sequentialIds } from '@nexus/core';
-import { type EventsLedger, openEventsLedger } from '@nexus/events-ledger';
+import { openLedgerStore } from '@nexus/db';
+import { openRawSqlite } from '@nexus/db/testing';
+import { createEventsLedger, type EventsLedger, openEventsLedger } from '@nexus/events-ledger';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HOSTILE_QUERIES } from '../../../packages/agents-ledger/test/fixtures/hostile-queries.ts';
 import { runCli, tempFolder } from './run-cli.ts';
@@ -45,28 +47,30 @@ const forkTurnIds: string[] = [];
 const eventIds: string[] = [];
 let newestCompaction: string;
 
-/** Opens both ledgers on the test file, runs `work`, and closes them. */
+/** Opens both ledgers on one store of the test file, runs `work`, and closes them. */
 async function withLedgers<T>(work: (ledger: AgentsLedger, events: EventsLedger) => Promise<T>): Promise<T> {
-  const ledger = openAgentsLedger(temp.dbPath, {
+  const store = openLedgerStore(temp.dbPath);
+  const ledger = createAgentsLedger({
+    store,
     generateId: sequentialIds(),
     summarizer: {
       name: 'marker',
       summarize: async (input) => ({ text: `Recap of ${input.turns.length} turns.`, usage: { inputTokens: 1, outputTokens: 1 } }),
     },
   });
-  const events = openEventsLedger(temp.dbPath, { generateId: sequentialIds() });
+  const events = createEventsLedger({ store, generateId: sequentialIds() });
   try {
     return await work(ledger, events);
   } finally {
-    events.close();
-    ledger.close();
+    await store.close();
   }
 }
 
-function counts(): Promise<Record<string, number>> {
-  return withLedgers(async (ledger) => {
-    const count = (table: string) =>
-      (ledger.database.sqlite.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
+/** Rows in the file, counted as another program would: the reads must not have written any. */
+async function counts(): Promise<Record<string, number>> {
+  const sqlite = openRawSqlite(temp.dbPath, { readonly: true });
+  try {
+    const count = (table: string) => (sqlite.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
     return {
       turns: count('agent_turns'),
       sessions: count('agent_sessions'),
@@ -74,7 +78,9 @@ function counts(): Promise<Record<string, number>> {
       links: count('turn_events'),
       schema: count('sqlite_master'),
     };
-  });
+  } finally {
+    sqlite.close();
+  }
 }
 
 beforeAll(async () => {
@@ -119,10 +125,12 @@ beforeAll(async () => {
     for (let index = 0; index < 40; index += 1) {
       await events.append({ channel: 'noise', externalId: `n${index}`, payload: { text: `weather report ${index}` } });
     }
-    const compactions = ledger.database.sqlite
-      .prepare("SELECT count(*) AS n FROM agent_turns WHERE turn_type = 'compaction' AND session_id = ?")
-      .get(sourceId) as { n: number };
-    expect(compactions.n).toBeGreaterThanOrEqual(3);
+    let compactions = 0;
+    for await (const turn of ledger.getFullHistory((await ledger.getSession(sourceId)).headTurnId as string, {
+      ownTurnsOnly: true,
+    }))
+      if (turn.turnType === 'compaction') compactions += 1;
+    expect(compactions).toBeGreaterThanOrEqual(3);
   });
   expect(newestCompaction).toMatch(/^t_/);
 });
@@ -329,14 +337,12 @@ describe('nexus doctor', () => {
       expect(text.code).toBe(0);
       expect(text.stdout).toMatch(/^ok:/);
 
-      const reopened = openAgentsLedger(local.dbPath);
-      const row = reopened.database.sqlite
-        .prepare('SELECT rowid, search_text FROM agent_turns ORDER BY rowid LIMIT 1 OFFSET 3')
-        .get() as {
+      const reopened = openRawSqlite(local.dbPath);
+      const row = reopened.prepare('SELECT rowid, search_text FROM agent_turns ORDER BY rowid LIMIT 1 OFFSET 3').get() as {
         rowid: number;
         search_text: string;
       };
-      reopened.database.sqlite
+      reopened
         .prepare("INSERT INTO turns_fts (turns_fts, rowid, search_text) VALUES ('delete', ?, ?)")
         .run(row.rowid, row.search_text);
       reopened.close();
@@ -359,14 +365,16 @@ describe('nexus doctor', () => {
     try {
       const events = openEventsLedger(local.dbPath);
       await events.append({ channel: 'c', externalId: 'a', author: 'dana', payload: { text: 'quiet otter' } });
-      const row = events.database.sqlite.prepare('SELECT rowid, search_text FROM events').get() as {
+      await events.close();
+      const sqlite = openRawSqlite(local.dbPath);
+      const row = sqlite.prepare('SELECT rowid, search_text FROM events').get() as {
         rowid: number;
         search_text: string;
       };
-      events.database.sqlite
+      sqlite
         .prepare("INSERT INTO events_fts (events_fts, rowid, search_text) VALUES ('delete', ?, ?)")
         .run(row.rowid, row.search_text);
-      events.close();
+      sqlite.close();
       const broken = await runCli(['doctor', '--db', local.dbPath, '--json']);
       expect(broken.code).toBe(1);
       expect(broken.json()).toEqual({

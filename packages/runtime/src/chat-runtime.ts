@@ -353,7 +353,7 @@ export function createChatRuntime(options: ChatRuntimeOptions): ChatRuntime {
 
   /** The user turn of this session citing the event, if one was recorded. */
   async function turnCiting(sessionId: string, eventId: string): Promise<NormalTurn | null> {
-    for (const turnId of (await options.events?.turnsCiting(eventId)) ?? []) {
+    for (const turnId of await ledger.turnsCiting(eventId)) {
       const turn = await ledger.getTurn(turnId);
       if (turn.turnType === 'normal' && turn.sessionId === sessionId) return turn;
     }

@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { type AgentsLedger, openAgentsLedger } from '@nexus/agents-ledger';
 import { type CompactionTurn, type NormalTurn, type SessionSettings, sequentialIds, type Turn } from '@nexus/core';
-import { type EventsLedger, openEventsLedger } from '@nexus/events-ledger';
+import { createEventsLedger, type EventsLedger } from '@nexus/events-ledger';
 import { type LoopbackApi, type LoopbackOptions, type LoopbackReply, startLoopbackApi } from '@nexus/loopback-api';
 import type { Summarizer } from '@nexus/summarizers';
 import { type AnthropicChatModelOptions, type ChatModel, type ChatRuntime, createAnthropicChatModel } from '../src/index.ts';
@@ -18,7 +18,7 @@ export const CHAT_MODEL = 'claude-runtime-test';
 export class Resources {
   private runtimes: ChatRuntime[] = [];
   private servers: LoopbackApi[] = [];
-  private closables: Array<{ close(): void }> = [];
+  private closables: Array<{ close(): Promise<void> | void }> = [];
   private dirs: string[] = [];
 
   runtime<T extends ChatRuntime>(runtime: T): T {
@@ -32,7 +32,7 @@ export class Resources {
     return api;
   }
 
-  /** An agents ledger and an events ledger on the same SQLite file in a fresh temp directory. */
+  /** An agents ledger and an events ledger on one store of a SQLite file in a fresh temp directory. */
   ledgers(options: { summarizer?: Summarizer } = {}): { ledger: AgentsLedger; events: EventsLedger; file: string } {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'runtime-'));
     this.dirs.push(dir);
@@ -47,8 +47,7 @@ export class Resources {
       ...(options.summarizer ? { summarizer: options.summarizer } : {}),
     });
     this.closables.push(ledger);
-    const events = openEventsLedger(file, { generateId: sequentialIds(), now: () => clock });
-    this.closables.push(events);
+    const events = createEventsLedger({ store: ledger.store, generateId: sequentialIds(), now: () => clock });
     return { ledger, events, file };
   }
 
@@ -64,7 +63,7 @@ export class Resources {
     for (const server of this.servers.splice(0)) await server.close();
     for (const closable of this.closables.splice(0).reverse()) {
       try {
-        closable.close();
+        await closable.close();
       } catch {
         // already closed
       }
@@ -105,12 +104,22 @@ export function normalTurns(turns: readonly Turn[]): NormalTurn[] {
   return turns.filter((turn): turn is NormalTurn => turn.turnType === 'normal');
 }
 
-export function countTurnRows(ledger: AgentsLedger): number {
-  return (ledger.database.sqlite.prepare('SELECT count(*) AS n FROM agent_turns').get() as { n: number }).n;
+/** Every turn the ledger holds: each session's own turns, through the public API. */
+export async function countTurnRows(ledger: AgentsLedger): Promise<number> {
+  let turns = 0;
+  for (let offset = 0; ; offset += 100) {
+    const page = await ledger.listSessions({ limit: 100, offset });
+    for (const session of page) {
+      if (session.headTurnId)
+        for await (const _turn of ledger.getFullHistory(session.headTurnId, { ownTurnsOnly: true })) turns += 1;
+    }
+    if (page.length < 100) return turns;
+  }
 }
 
-export function countEventRows(ledger: AgentsLedger): number {
-  return (ledger.database.sqlite.prepare('SELECT count(*) AS n FROM events').get() as { n: number }).n;
+/** Every event in the ledger's file (verify walks them all, every channel). */
+export async function countEventRows(ledger: AgentsLedger): Promise<number> {
+  return (await createEventsLedger({ store: ledger.store }).verify()).checked;
 }
 
 const WORDS = ['deploy', 'ticket', 'schema', 'retry', 'customer', 'invoice', 'cache', 'queue', 'review', 'incident', 'budget'];

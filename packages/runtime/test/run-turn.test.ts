@@ -202,7 +202,7 @@ describe('an inbound channel message', () => {
     expect(result.userTurn.eventIds).toEqual([eventId]);
     const stored = await ledger.getTurn(result.userTurn.id);
     expect(stored.turnType === 'normal' && stored.eventIds).toEqual([eventId]);
-    expect(await events.turnsCiting(eventId)).toEqual([result.userTurn.id]);
+    expect(await ledger.turnsCiting(eventId)).toEqual([result.userTurn.id]);
     expect(result.reply).not.toBeNull();
     expect(api.requests).toHaveLength(1);
   });
@@ -210,8 +210,8 @@ describe('an inbound channel message', () => {
   it('redelivered (same channel and externalId) returns duplicate: true, appends nothing and calls no model', async () => {
     const { api, ledger, runtime, session } = await setup();
     const first = await runtime.runTurn(session.id, 'Deploy failed on staging', { inbound: INBOUND });
-    const turnsBefore = countTurnRows(ledger);
-    const eventsBefore = countEventRows(ledger);
+    const turnsBefore = await countTurnRows(ledger);
+    const eventsBefore = await countEventRows(ledger);
 
     const again = await runtime.runTurn(session.id, 'Deploy failed on staging', { inbound: INBOUND });
     expect(again).toMatchObject({
@@ -225,8 +225,8 @@ describe('an inbound channel message', () => {
     });
     expect(again.userTurn.id).toBe(first.userTurn.id);
     expect(api.requests).toHaveLength(1);
-    expect(countTurnRows(ledger)).toBe(turnsBefore);
-    expect(countEventRows(ledger)).toBe(eventsBefore);
+    expect(await countTurnRows(ledger)).toBe(turnsBefore);
+    expect(await countEventRows(ledger)).toBe(eventsBefore);
     expect((await sessionHistory(ledger, session.id)).map((turn) => turn.id)).toEqual(first.turns.map((turn) => turn.id));
   });
 
@@ -250,8 +250,8 @@ describe('an inbound channel message', () => {
     const error = await rejection(runtime.runTurn(session.id, 'Deploy failed on staging', { inbound: INBOUND }));
     expect(error).toBeInstanceOf(InvalidInputError);
     expect((error as InvalidInputError).field).toBe('inbound');
-    expect(countTurnRows(ledger)).toBe(0);
-    expect(countEventRows(ledger)).toBe(0);
+    expect(await countTurnRows(ledger)).toBe(0);
+    expect(await countEventRows(ledger)).toBe(0);
     expect(api.requests).toHaveLength(0);
   });
 });
@@ -262,8 +262,8 @@ describe('bad input', () => {
     const error = await rejection(runtime.runTurn('s_missing', 'hello', { inbound: INBOUND }));
     expect(error).toBeInstanceOf(SessionNotFoundError);
     expect((error as SessionNotFoundError).code).toBe('SESSION_NOT_FOUND');
-    expect(countTurnRows(ledger)).toBe(0);
-    expect(countEventRows(ledger)).toBe(0);
+    expect(await countTurnRows(ledger)).toBe(0);
+    expect(await countEventRows(ledger)).toBe(0);
     expect(api.requests).toHaveLength(0);
   });
 
@@ -274,8 +274,8 @@ describe('bad input', () => {
       expect(error).toBeInstanceOf(InvalidInputError);
       expect((error as InvalidInputError).field).toBe('input');
     }
-    expect(countTurnRows(ledger)).toBe(0);
-    expect(countEventRows(ledger)).toBe(0);
+    expect(await countTurnRows(ledger)).toBe(0);
+    expect(await countEventRows(ledger)).toBe(0);
     expect(api.requests).toHaveLength(0);
   });
 });
@@ -483,7 +483,7 @@ describe('model failures', () => {
     ]);
     const after = await sessionHistory(ledger, session.id);
     expect(after.map((turn) => turn.id)).toEqual([history[0]?.id, result.reply?.id]);
-    expect(countTurnRows(ledger)).toBe(2);
+    expect(await countTurnRows(ledger)).toBe(2);
   });
 
   it('a hung connection ends with ModelError after timeoutMs; the user turn stays', async () => {

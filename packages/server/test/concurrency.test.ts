@@ -66,7 +66,7 @@ describe('concurrent appends over HTTP', () => {
       expect((await fixture.ledger.tree(session.id)).ownTurns).toBe(CLIENTS * TURNS_EACH);
     } finally {
       await server.close();
-      fixture.cleanup();
+      await fixture.cleanup();
     }
     // Reported, not asserted: how often the race was actually lost depends on scheduling.
     console.log(`concurrency: ${CLIENTS} clients × ${TURNS_EACH} turns, ${conflicts} conflicts retried`);

@@ -97,7 +97,7 @@ describe('fuzz', () => {
       );
       expect(undocumented(answered), 'statuses the routes answered that /v1/openapi.json does not list').toEqual([]);
     } finally {
-      scratch.cleanup();
+      await scratch.cleanup();
     }
   }, 60_000);
 

@@ -21,7 +21,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await client.close();
-  fixture.cleanup();
+  await fixture.cleanup();
 });
 
 async function callTool(name: string, args: Record<string, unknown>) {

@@ -36,7 +36,7 @@ describe('nexus mcp over stdio', () => {
       expect((expanded.structuredContent as { turns: { id: string }[] }).turns[0]?.id).toBe(seeded.summarizedTurnId);
     } finally {
       await client.close();
-      fixture.cleanup();
+      await fixture.cleanup();
     }
     expect(stderr).toMatch(/nexus mcp: serving .*ledger\.db on stdio/);
   }, 60_000);

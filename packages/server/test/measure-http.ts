@@ -6,14 +6,14 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { openAgentsLedger } from '@nexus/agents-ledger';
-import { openEventsLedger } from '@nexus/events-ledger';
+import { createEventsLedger } from '@nexus/events-ledger';
 import { startHttpServer } from '../src/index.ts';
 
 const appends = Number(process.argv[2] ?? 2000);
 const folder = mkdtempSync(path.join(tmpdir(), 'nexus-measure-'));
 const dbPath = path.join(folder, 'ledger.db');
 const ledger = openAgentsLedger(dbPath);
-const events = openEventsLedger(dbPath);
+const events = createEventsLedger({ store: ledger.store });
 const server = await startHttpServer({ ledger, events, port: 0, logError: () => {} });
 const json = (body: unknown): RequestInit => ({
   method: 'POST',
@@ -85,7 +85,6 @@ try {
   console.log(`GET /v1/turns/{id}/history: ${lines} turns as NDJSON in ${(performance.now() - started).toFixed(0)} ms`);
 } finally {
   await server.close();
-  ledger.close();
-  events.close();
+  await ledger.close();
   rmSync(folder, { recursive: true, force: true });
 }

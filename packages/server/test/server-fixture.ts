@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { type AgentsLedger, openAgentsLedger } from '@nexus/agents-ledger';
-import { type EventsLedger, openEventsLedger } from '@nexus/events-ledger';
+import { createEventsLedger, type EventsLedger } from '@nexus/events-ledger';
 import type { Hono } from 'hono';
 import { afterEach, beforeEach } from 'vitest';
 import { createHttpApp, type HttpAppOptions } from '../src/index.ts';
@@ -17,14 +17,15 @@ export interface Fixture {
   ledger: AgentsLedger;
   events: EventsLedger;
   app: Hono;
-  cleanup(): void;
+  cleanup(): Promise<void>;
 }
 
 export function openFixture(options: Partial<HttpAppOptions> = {}): Fixture {
   const folder = mkdtempSync(path.join(tmpdir(), 'nexus-server-'));
   const dbPath = path.join(folder, 'ledger.db');
+  // Both ledgers on one store, as `nexus serve` opens them.
   const ledger = openAgentsLedger(dbPath);
-  const events = openEventsLedger(dbPath);
+  const events = createEventsLedger({ store: ledger.store });
   const app = createHttpApp({ ledger, events, logError: () => {}, ...options });
   return {
     folder,
@@ -32,9 +33,8 @@ export function openFixture(options: Partial<HttpAppOptions> = {}): Fixture {
     ledger,
     events,
     app,
-    cleanup: () => {
-      ledger.close();
-      events.close();
+    cleanup: async () => {
+      await ledger.close();
       rmSync(folder, { recursive: true, force: true });
     },
   };

@@ -166,7 +166,7 @@ describe('appending turns', () => {
       expect(response.status).toBe(413);
       expect(await response.json()).toMatchObject({ error: { code: 'BODY_TOO_LARGE' } });
     } finally {
-      small.cleanup();
+      await small.cleanup();
     }
   });
 });

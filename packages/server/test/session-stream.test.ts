@@ -61,7 +61,7 @@ beforeEach(async () => {
 });
 afterEach(async () => {
   await server.close();
-  fixture.cleanup();
+  await fixture.cleanup();
 });
 
 describe('session stream', () => {
@@ -100,7 +100,7 @@ describe('session stream', () => {
         ).id;
       }
     } finally {
-      other.close();
+      await other.close();
     }
     await vi.waitFor(() =>
       expect(stream.events.at(-1)).toEqual({
@@ -140,7 +140,7 @@ describe('session stream', () => {
       const session = await own.createSession();
       const stream = readStream(await fetch(`${ownServer.url}/v1/sessions/${session.id}/stream`));
       await vi.waitFor(() => expect(stream.events.map((event) => event.event)).toEqual(['head']));
-      own.close();
+      await own.close();
       await stream.done;
       const failure = stream.events.at(-1);
       expect(failure?.event).toBe('error');
@@ -196,7 +196,7 @@ describe('closing the server', () => {
       expect(stream.events[0]?.event).toBe('head');
       await expect(fetch(`${own.url}/v1/sessions`)).rejects.toThrow();
     } finally {
-      slow.close();
+      await slow.close();
     }
   });
 });

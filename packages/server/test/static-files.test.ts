@@ -27,8 +27,8 @@ beforeAll(() => {
   symlinkSync(path.join(folder, 'secret.js'), path.join(viewer, 'link.js'));
   fixture = openFixture({ viewerDirectory: viewer });
 });
-afterAll(() => {
-  fixture.cleanup();
+afterAll(async () => {
+  await fixture.cleanup();
   rmSync(folder, { recursive: true, force: true });
 });
 
@@ -89,7 +89,7 @@ describe('viewer files', () => {
       expect(response.status).toBe(200);
       expect(await response.text()).toMatch(/<script type="module" src="\/viewer\/[\w-]+\.js"><\/script>/);
     } finally {
-      real.cleanup();
+      await real.cleanup();
     }
   });
 });

@@ -20,7 +20,7 @@ export interface ViewerFixture {
   compactions: CompactionTurn[];
   /** The event the first user turn cites. */
   eventId: string;
-  cleanup(): void;
+  cleanup(): Promise<void>;
 }
 
 const MIGRATION_SETTINGS = { contextWindow: 560, reserveTokens: 80, keepRecentTokens: 150 };
@@ -116,9 +116,9 @@ export async function createViewerFixture(): Promise<ViewerFixture> {
   // One id sequence for turns, sessions and events, so every run (and every screenshot) reads the same.
   const generateId = sequentialIds();
   const ledger = openAgentsLedger(path.join(directory, 'ledger.db'), { now, generateId });
-  const events = createEventsLedger({ database: ledger.database, now, generateId });
-  const cleanup = () => {
-    ledger.close();
+  const events = createEventsLedger({ store: ledger.store, now, generateId });
+  const cleanup = async () => {
+    await ledger.close();
     fs.rmSync(directory, { recursive: true, force: true });
   };
   try {
@@ -192,7 +192,7 @@ export async function createViewerFixture(): Promise<ViewerFixture> {
       cleanup,
     };
   } catch (error) {
-    cleanup();
+    await cleanup();
     throw error;
   }
 }

@@ -46,7 +46,7 @@ export function useViewerHarness(options: { pollIntervalMs?: number } = {}): Vie
   afterAll(async () => {
     await browser?.close();
     await harness.server?.close();
-    harness.fixture?.cleanup();
+    await harness.fixture?.cleanup();
   });
   afterEach(async () => {
     if (!harness.watched) return;

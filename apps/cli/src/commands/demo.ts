@@ -4,9 +4,8 @@
 // turn a compaction already summarized.
 
 import { existsSync, readFileSync, rmSync } from 'node:fs';
-import { type AgentsLedger, createAgentsLedger, importConversation, parseConversation } from '@nexus/agents-ledger';
+import { type AgentsLedger, importConversation, openAgentsLedger, parseConversation } from '@nexus/agents-ledger';
 import { type CompactionTurn, InvalidInputError, isCompaction, sequentialIds } from '@nexus/core';
-import { agentSessions, openDatabase } from '@nexus/db';
 import { integerOption } from '../arguments.ts';
 import type { Command, CommandIo } from '../command.ts';
 import { clip, contextText, turnLine } from '../render.ts';
@@ -28,14 +27,14 @@ export const demo: Command = {
   async run({ options, io, dbPath, dbPathGiven }) {
     const path = dbPathGiven ? dbPath : './nexus-demo.db';
     if (existsSync(path)) {
-      assertDemoDatabase(path);
+      await assertDemoDatabase(path);
       for (const suffix of ['', '-wal', '-shm']) rmSync(path + suffix, { force: true });
     }
-    const ledger = createAgentsLedger({ database: openDatabase({ path }), generateId: sequentialIds() });
+    const ledger = openAgentsLedger(path, { generateId: sequentialIds() });
     try {
       return await runDemo(ledger, io, path, integerOption(options.budget, 'budget') ?? 900);
     } finally {
-      ledger.close();
+      await ledger.close();
     }
   },
 };
@@ -45,18 +44,18 @@ function loadDemoConversation() {
 }
 
 /** Refuses to delete a database unless every session in it is one the demo writes. */
-function assertDemoDatabase(path: string): void {
-  let labels: Array<string | null>;
+async function assertDemoDatabase(path: string): Promise<void> {
+  const labels: Array<string | null> = [];
   try {
-    const database = openDatabase({ path, readonly: true });
+    const ledger = openAgentsLedger(path, { readonly: true });
     try {
-      labels = database.db
-        .select({ label: agentSessions.label })
-        .from(agentSessions)
-        .all()
-        .map((row) => row.label);
+      for (let offset = 0; ; offset += 100) {
+        const page = await ledger.listSessions({ limit: 100, offset });
+        labels.push(...page.map((session) => session.label));
+        if (page.length < 100) break;
+      }
     } finally {
-      database.close();
+      await ledger.close();
     }
   } catch {
     throw new InvalidInputError(
