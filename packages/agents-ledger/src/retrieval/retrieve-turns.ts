@@ -1,8 +1,7 @@
 // Retrieval over raw turns: the turns of a line that match a query best (the store's full-text
-// search: bm25 on SQLite), as of a
-// turn, packed into a token budget. It is what plain retrieval-augmented generation sends, and one
-// of the sources a hybrid context draws on (issue 8). Every piece says which turns it holds and
-// when they were said.
+// search: bm25 on SQLite), as of a turn, packed into a token budget. It is what plain
+// retrieval-augmented generation sends, and one of the sources a hybrid context draws on (issue 8).
+// Every piece says which turns it holds and when they were said.
 
 import { contentText, InvalidInputError, type NormalTurn, searchTerms } from '@nexus/core';
 import type { StoredTurn, StoreOperations } from '@nexus/db';
@@ -24,7 +23,7 @@ export interface RetrieveOptions {
   /** How many ranked matches to consider (default 100, at most 200). */
   candidates?: number;
   /**
-   * Leave out matches scoring below this fraction of the best match's bm25 score (0–1, default 0:
+   * Leave out matches scoring below this fraction of the best match's score (0–1, default 0:
    * every match). A cut-off keeps turns that share a word or two with the message from filling
    * the budget.
    */
