@@ -1,6 +1,6 @@
 // Doctor's scans on SQLite: compactions and tool-calling turns in (session_id, depth) order, paged
-// by a row-value comparison on the unique (session_id, depth) index, and FTS5's own integrity check
-// of the turns' search index.
+// by a row-value comparison on the unique (session_id, depth) index, FTS5's own integrity check of
+// the turns' search index, and SQLite's quick_check of the whole file.
 
 import type { CompactionPointers, LinePosition, MaintenanceStore, ToolCallingTurn } from '../store/maintenance-store.ts';
 import { chunks, parseJson, placeholders, type SqliteConnection, type Synchronous } from './sqlite-connection.ts';
@@ -14,6 +14,11 @@ function pageBounds(after: LinePosition | undefined): [string, number] {
 export function maintenanceQueries(connection: SqliteConnection): Synchronous<MaintenanceStore> {
   const { sqlite, statement } = connection;
   return {
+    checkStorageIntegrity: () => {
+      // At most this many findings: a badly damaged file would list every page.
+      const findings = (sqlite.pragma('quick_check(20)') as Array<{ quick_check: string }>).map((row) => row.quick_check);
+      return findings.length === 1 && findings[0] === 'ok' ? null : findings.join('; ');
+    },
     checkTurnSearchIndex: () => {
       try {
         statement("INSERT INTO turns_fts (turns_fts, rank) VALUES ('integrity-check', 1)").run();

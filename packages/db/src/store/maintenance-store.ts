@@ -42,6 +42,11 @@ export interface ToolCallingTurn {
 
 export interface MaintenanceStore {
   /**
+   * The engine's own check of its storage (SQLite: PRAGMA quick_check): null when it finds nothing,
+   * else what it found, in its words.
+   */
+  checkStorageIntegrity(): Promise<string | null>;
+  /**
    * Checks that the turns' full-text index agrees with the turns: null when it does, else what is
    * wrong and how to rebuild it (engine-specific words, for a person to read).
    */

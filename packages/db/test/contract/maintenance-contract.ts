@@ -40,10 +40,12 @@ export function maintenanceContract(subject: StoreUnderTest): void {
         ...fields,
       });
 
-    it('the search index of stored turns checks out', async () => {
+    it('the storage and the search index of stored turns check out', async () => {
       const store = await open();
+      expect(await store.checkStorageIntegrity()).toBeNull();
       expect(await store.checkTurnSearchIndex()).toBeNull();
       await sessionWithTurns(store, 'session-a', 5);
+      expect(await store.checkStorageIntegrity()).toBeNull();
       expect(await store.checkTurnSearchIndex()).toBeNull();
     });
 
