@@ -1,6 +1,8 @@
 // Events ingest throughput: the events ledger's append (one transaction per event), appendBatch of 1000 new events, and
 // appendBatch of 1000 re-delivered (already stored) events, each against a raw better-sqlite3 baseline of precomputed rows
-// measured in the same interleaved rounds.
+// measured in the same interleaved rounds. New events are also set against a second baseline, the raw INSERT plus the FTS5
+// insert the ledger's full-text index costs: the index alone takes most of the time, and the gap to that baseline is the
+// ledger's own work (validation, canonical JSON, hashing, the re-delivery lookup, the tail).
 
 import { join } from 'node:path';
 import { type EventsLedger, openEventsLedger } from '../../packages/events-ledger/src/index.ts';
@@ -16,6 +18,9 @@ export const EVENTS_BATCH = 1000;
 export const EVENTS_APPEND_ONE_PER_TRANSACTION = 'events append, 1 per transaction; baseline raw INSERT of precomputed rows';
 export const EVENTS_APPEND_BATCHED = `events appendBatch, ${EVENTS_BATCH} per transaction; baseline raw INSERT of precomputed rows`;
 export const EVENTS_REDELIVERY = `events appendBatch re-delivery, ${EVENTS_BATCH} duplicates; baseline raw INSERT OR IGNORE`;
+export const EVENTS_APPEND_ONE_PER_TRANSACTION_FULL_TEXT =
+  'events append, 1 per transaction; baseline raw INSERT + FTS5 insert of precomputed rows';
+export const EVENTS_APPEND_BATCHED_FULL_TEXT = `events appendBatch, ${EVENTS_BATCH} per transaction; baseline raw INSERT + FTS5 insert of precomputed rows`;
 
 const EVENTS_SEED = 20260214;
 
@@ -28,6 +33,7 @@ export interface EventsIngestOptions {
 }
 
 type Rates = { ledger: number[]; raw: number[] };
+type RatesWithFullText = Rates & { rawFullText: number[] };
 
 /** Calls `operation` and returns its rate in events per second. */
 async function eventsPerSecond(count: number, operation: () => Promise<void> | void): Promise<number> {
@@ -42,14 +48,17 @@ function chunks<T>(items: readonly T[], size: number): T[][] {
   return result;
 }
 
-/** Runs the two measurements one after the other, the ledger first on even rounds, and returns [ledger, raw] rates. */
-async function interleaved(round: number, ledger: () => Promise<number>, raw: () => Promise<number>): Promise<[number, number]> {
-  if (round % 2 === 0) {
-    const ledgerRate = await ledger();
-    return [ledgerRate, await raw()];
+/** Runs the measurements one after the other, starting with a different one each round; returns the rates in the order given. */
+async function interleaved<T extends number[]>(
+  round: number,
+  ...measurements: { [K in keyof T]: () => Promise<number> }
+): Promise<T> {
+  const rates = new Array<number>(measurements.length);
+  for (let step = 0; step < measurements.length; step += 1) {
+    const index = (round + step) % measurements.length;
+    rates[index] = await (measurements[index] as () => Promise<number>)();
   }
-  const rawRate = await raw();
-  return [await ledger(), rawRate];
+  return rates as T;
 }
 
 async function verifiedCount(ledger: EventsLedger, expected: number, label: string): Promise<void> {
@@ -78,21 +87,25 @@ export async function benchmarkEventsIngest(options: EventsIngestOptions): Promi
   const ledgerForBatches = openEventsLedger(join(options.directory, 'events-ledger-batched.sqlite'));
   const rawForSingles = openRawEventStore(join(options.directory, 'events-raw-single.sqlite'));
   const rawForBatches = openRawEventStore(join(options.directory, 'events-raw-batched.sqlite'));
+  const fullTextForSingles = openRawEventStore(join(options.directory, 'events-raw-fts-single.sqlite'), { fullText: true });
+  const fullTextForBatches = openRawEventStore(join(options.directory, 'events-raw-fts-batched.sqlite'), { fullText: true });
   try {
-    const single: Rates = { ledger: [], raw: [] };
-    const batched: Rates = { ledger: [], raw: [] };
+    const single: RatesWithFullText = { ledger: [], raw: [], rawFullText: [] };
+    const batched: RatesWithFullText = { ledger: [], raw: [], rawFullText: [] };
     const redelivery: Rates = { ledger: [], raw: [] };
     for (let round = 0; round <= options.rounds; round += 1) {
       const warmup = round === 0;
       // Untimed: the inputs of this round (the same ones for ledger and raw store), and the raw stores' precomputed rows.
       const singleInputs = generator.nextEvents(count);
       const singleRows = rawForSingles.precompute(singleInputs);
+      const singleFullTextRows = fullTextForSingles.precompute(singleInputs);
       const batchInputs = chunks(generator.nextEvents(count), EVENTS_BATCH);
       const batchRows = batchInputs.map((inputs) => rawForBatches.precompute(inputs));
+      const batchFullTextRows = batchInputs.map((inputs) => fullTextForBatches.precompute(inputs));
       let redelivered = 0;
       let rawRewritten = 0;
 
-      const [ledgerSingleRate, rawSingleRate] = await interleaved(
+      const [ledgerSingleRate, rawSingleRate, fullTextSingleRate] = await interleaved<[number, number, number]>(
         round,
         () =>
           eventsPerSecond(count, async () => {
@@ -102,8 +115,12 @@ export async function benchmarkEventsIngest(options: EventsIngestOptions): Promi
           eventsPerSecond(count, () => {
             for (const row of singleRows) rawForSingles.insertOne(row);
           }),
+        () =>
+          eventsPerSecond(count, () => {
+            for (const row of singleFullTextRows) fullTextForSingles.insertOne(row);
+          }),
       );
-      const [ledgerBatchedRate, rawBatchedRate] = await interleaved(
+      const [ledgerBatchedRate, rawBatchedRate, fullTextBatchedRate] = await interleaved<[number, number, number]>(
         round,
         () =>
           eventsPerSecond(count, async () => {
@@ -113,8 +130,12 @@ export async function benchmarkEventsIngest(options: EventsIngestOptions): Promi
           eventsPerSecond(count, () => {
             for (const rows of batchRows) rawForBatches.insertMany(rows);
           }),
+        () =>
+          eventsPerSecond(count, () => {
+            for (const rows of batchFullTextRows) fullTextForBatches.insertMany(rows);
+          }),
       );
-      const [ledgerRedeliveryRate, rawRedeliveryRate] = await interleaved(
+      const [ledgerRedeliveryRate, rawRedeliveryRate] = await interleaved<[number, number]>(
         round,
         () =>
           eventsPerSecond(count, async () => {
@@ -134,15 +155,17 @@ export async function benchmarkEventsIngest(options: EventsIngestOptions): Promi
       }
       reportProgress(
         `  events round ${warmup ? 'warm-up' : `${round}/${options.rounds}`}: ` +
-          `append ledger ${Math.round(ledgerSingleRate)} raw ${Math.round(rawSingleRate)}; ` +
-          `batch ledger ${Math.round(ledgerBatchedRate)} raw ${Math.round(rawBatchedRate)}; ` +
+          `append ledger ${Math.round(ledgerSingleRate)} raw ${Math.round(rawSingleRate)} raw+fts ${Math.round(fullTextSingleRate)}; ` +
+          `batch ledger ${Math.round(ledgerBatchedRate)} raw ${Math.round(rawBatchedRate)} raw+fts ${Math.round(fullTextBatchedRate)}; ` +
           `re-delivery ledger ${Math.round(ledgerRedeliveryRate)} raw ${Math.round(rawRedeliveryRate)} events/s`,
       );
       if (warmup) continue;
       single.ledger.push(ledgerSingleRate);
       single.raw.push(rawSingleRate);
+      single.rawFullText.push(fullTextSingleRate);
       batched.ledger.push(ledgerBatchedRate);
       batched.raw.push(rawBatchedRate);
+      batched.rawFullText.push(fullTextBatchedRate);
       redelivery.ledger.push(ledgerRedeliveryRate);
       redelivery.raw.push(rawRedeliveryRate);
     }
@@ -150,23 +173,28 @@ export async function benchmarkEventsIngest(options: EventsIngestOptions): Promi
     const stored = (options.rounds + 1) * count;
     await verifiedCount(ledgerForSingles, stored, 'one-by-one');
     await verifiedCount(ledgerForBatches, stored, 'batched');
-    if (rawForSingles.count() !== stored || rawForBatches.count() !== stored) {
+    const rawCounts = [rawForSingles, rawForBatches, fullTextForSingles, fullTextForBatches].map((store) => store.count());
+    if (rawCounts.some((rawCount) => rawCount !== stored)) {
       throw new Error('events ingest: a raw store does not hold every row once');
     }
-    const result = (name: string, rates: Rates): BenchResult => {
-      const value = median(rates.ledger);
-      const baseline = median(rates.raw);
+    const result = (name: string, ledgerRates: number[], baselineRates: number[]): BenchResult => {
+      const value = median(ledgerRates);
+      const baseline = median(baselineRates);
       return { name, unit: 'events/s', value, baseline, ratio: value / baseline };
     };
     return [
-      result(EVENTS_APPEND_ONE_PER_TRANSACTION, single),
-      result(EVENTS_APPEND_BATCHED, batched),
-      result(EVENTS_REDELIVERY, redelivery),
+      result(EVENTS_APPEND_ONE_PER_TRANSACTION, single.ledger, single.raw),
+      result(EVENTS_APPEND_ONE_PER_TRANSACTION_FULL_TEXT, single.ledger, single.rawFullText),
+      result(EVENTS_APPEND_BATCHED, batched.ledger, batched.raw),
+      result(EVENTS_APPEND_BATCHED_FULL_TEXT, batched.ledger, batched.rawFullText),
+      result(EVENTS_REDELIVERY, redelivery.ledger, redelivery.raw),
     ];
   } finally {
-    ledgerForSingles.close();
-    ledgerForBatches.close();
+    await ledgerForSingles.close();
+    await ledgerForBatches.close();
     rawForSingles.close();
     rawForBatches.close();
+    fullTextForSingles.close();
+    fullTextForBatches.close();
   }
 }

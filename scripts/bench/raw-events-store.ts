@@ -1,19 +1,23 @@
-// The events ingest baseline, the physical limit: a plain better-sqlite3 prepared INSERT of precomputed rows (id, canonical payload
-// text, seq, prev_hash and sha256 hash all computed before the clock starts) into a table with the columns, unique indexes and
-// pragmas of the ledger's `events` table. It checks nothing and hashes nothing while timed.
+// The events ingest baselines, the physical limit: a plain better-sqlite3 prepared INSERT of precomputed rows (id, canonical
+// payload text, seq, prev_hash and sha256 hash all computed before the clock starts) into a table with the columns, unique
+// indexes and pragmas of the ledger's `events` table. It checks nothing and hashes nothing while timed. With `fullText`, the
+// table also has the ledger's search_text column and its FTS5 index (same tokenizer, external content, filled by the same
+// AFTER INSERT trigger), and the precomputed rows carry the ledger's search text: what the ledger's insert costs the engine,
+// so the gap between it and the ledger is the ledger's own work.
 
 import { createRequire } from 'node:module';
 import type BetterSqlite3 from 'better-sqlite3';
 import { generateId } from '../../packages/core/src/index.ts';
-import type { EventRow } from '../../packages/db/src/index.ts';
-import { type AppendEventInput, canonicalJson, eventHash } from '../../packages/events-ledger/src/index.ts';
+import { searchTextOf } from '../../packages/events-ledger/src/append-events.ts';
+import { canonicalJson } from '../../packages/events-ledger/src/canonical-json.ts';
+import { eventHash, type HashedFields } from '../../packages/events-ledger/src/event-hash.ts';
+import type { AppendEventInput } from '../../packages/events-ledger/src/validate-event.ts';
 
 // better-sqlite3 is a dependency of @nexus/db, not of the workspace root: load it from there.
 const requireFromDatabasePackage = createRequire(new URL('../../packages/db/package.json', import.meta.url));
 const Database = requireFromDatabasePackage('better-sqlite3') as typeof BetterSqlite3;
 
-/** Positional values in the column order of the INSERT below. */
-export type RawEventRow = readonly [
+type EventColumns = [
   id: string,
   channel: string,
   externalId: string,
@@ -26,6 +30,14 @@ export type RawEventRow = readonly [
   prevHash: string | null,
   hash: string,
 ];
+
+/** Positional values in the column order of the store's INSERT (the full-text store's rows end with the search text). */
+export type RawEventRow = readonly [...EventColumns] | readonly [...EventColumns, searchText: string];
+
+export interface RawEventStoreOptions {
+  /** The ledger's search_text column and FTS5 index too. */
+  fullText?: boolean;
+}
 
 export interface RawEventStore {
   /** Untimed: the rows the ledger would store for these inputs, continuing this store's per-channel chains. */
@@ -61,9 +73,25 @@ const EVENTS_TABLE = `
   CREATE INDEX idx_events_channel_occurred ON events (channel, occurred_at);
 `;
 
+// The search column (0003_search_text.sql) and the index with its trigger (0004_full_text_search.sql).
+const FULL_TEXT = `
+  ALTER TABLE events ADD search_text TEXT;
+  CREATE VIRTUAL TABLE events_fts USING fts5(
+    search_text,
+    content = 'events',
+    content_rowid = 'rowid',
+    tokenize = 'porter unicode61 remove_diacritics 2'
+  );
+  CREATE TRIGGER events_fts_insert AFTER INSERT ON events
+  BEGIN
+    INSERT INTO events_fts (rowid, search_text) VALUES (NEW.rowid, NEW.search_text);
+  END;
+`;
+
 const COLUMNS = 'id, channel, external_id, author, kind, payload, occurred_at, received_at, seq, prev_hash, hash';
 
-export function openRawEventStore(path: string): RawEventStore {
+export function openRawEventStore(path: string, options: RawEventStoreOptions = {}): RawEventStore {
+  const fullText = options.fullText ?? false;
   const sqlite = new Database(path);
   // The pragmas of packages/db/src/open-database.ts.
   sqlite.pragma('journal_mode = WAL');
@@ -71,8 +99,11 @@ export function openRawEventStore(path: string): RawEventStore {
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('foreign_keys = ON');
   sqlite.exec(EVENTS_TABLE);
-  const insert = sqlite.prepare(`INSERT INTO events (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
-  const insertOrIgnore = sqlite.prepare(`INSERT OR IGNORE INTO events (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+  if (fullText) sqlite.exec(FULL_TEXT);
+  const columns = fullText ? `${COLUMNS}, search_text` : COLUMNS;
+  const values = new Array(fullText ? 12 : 11).fill('?').join(', ');
+  const insert = sqlite.prepare(`INSERT INTO events (${columns}) VALUES (${values})`);
+  const insertOrIgnore = sqlite.prepare(`INSERT OR IGNORE INTO events (${columns}) VALUES (${values})`);
   const heads = new Map<string, { seq: number; hash: string }>();
   const insertOne = sqlite.transaction((row: RawEventRow) => {
     insert.run(row);
@@ -89,7 +120,7 @@ export function openRawEventStore(path: string): RawEventStore {
     const receivedAt = Date.now();
     return inputs.map((input) => {
       const head = heads.get(input.channel);
-      const fields: Omit<EventRow, 'hash' | 'searchText'> = {
+      const fields: HashedFields = {
         id: generateId('event'),
         channel: input.channel,
         externalId: input.externalId,
@@ -104,7 +135,8 @@ export function openRawEventStore(path: string): RawEventStore {
       const hash = eventHash(fields);
       heads.set(input.channel, { seq: fields.seq, hash });
       const { id, channel, externalId, author, kind, payload, occurredAt, seq, prevHash } = fields;
-      return [id, channel, externalId, author, kind, payload, occurredAt, receivedAt, seq, prevHash, hash] as const;
+      const row: EventColumns = [id, channel, externalId, author, kind, payload, occurredAt, receivedAt, seq, prevHash, hash];
+      return fullText ? ([...row, searchTextOf(author, JSON.parse(payload))] as const) : row;
     });
   };
   return {

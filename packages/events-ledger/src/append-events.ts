@@ -35,14 +35,14 @@ export async function appendEvents(context: EventsContext, inputs: readonly unkn
   // receivedAt follows the order the events are stored in); a batch is received at one moment.
   let receivedAt: number | undefined;
   // The payload as a value, parsed once while sealing: the search text and the returned event use it.
-  const parsed = new Map<number, unknown>();
+  const parsed: unknown[] = new Array(validated.length);
   const appended = await context.store.appendEvents({
     events: validated,
     seal: (index, tail) => {
       receivedAt ??= context.now();
       const input = validated[index] as ValidatedEvent;
       const payload: unknown = JSON.parse(input.payload);
-      parsed.set(index, payload);
+      parsed[index] = payload;
       return sealed(context, input, payload, receivedAt, tail);
     },
   });
@@ -51,7 +51,7 @@ export async function appendEvents(context: EventsContext, inputs: readonly unkn
       const input = validated[index] as ValidatedEvent;
       return { event: eventFromRow(record), duplicate: true, conflict: conflictWith(record, input) };
     }
-    return { event: eventOf(record, parsed.get(index)), duplicate: false, conflict: null };
+    return { event: eventOf(record, parsed[index]), duplicate: false, conflict: null };
   });
 }
 
@@ -73,7 +73,7 @@ function sealed(
   receivedAt: number,
   tail: EventTail | null,
 ): EventRecord {
-  const fields = {
+  const record: EventRecord = {
     id: context.generateId('event'),
     channel: input.channel,
     externalId: input.externalId,
@@ -84,9 +84,12 @@ function sealed(
     receivedAt,
     seq: (tail?.seq ?? 0) + 1,
     prevHash: tail?.hash ?? null,
+    hash: '',
+    // Derived for full-text search and deliberately outside the hash.
+    searchText: searchTextOf(input.author, payload),
   };
-  // search_text is derived for full-text search and deliberately outside the hash.
-  return { ...fields, hash: eventHash(fields), searchText: searchTextOf(input.author, payload) };
+  record.hash = eventHash(record);
+  return record;
 }
 
 /** A new event as returned: its payload is the value its canonical text was parsed into when sealed. */
