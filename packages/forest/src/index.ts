@@ -1,3 +1,5 @@
+export type { Centroid } from './centroid.ts';
+export { querySimilarity, storedCentroid } from './centroid.ts';
 export type { SparseVector } from './sparse-vector.ts';
 export { cosineSimilarity, keepHeaviestTerms, normalize, vectorNorm, weightedCentroid } from './sparse-vector.ts';
 export type { TfIdfState } from './tf-idf.ts';

@@ -38,6 +38,7 @@ export function normalize(vector: SparseVector): Map<string, number> {
  * The centroid of two clusters weighted by their sizes, so absorbing a singleton moves a cluster of
  * fifty only a fiftieth of the way. An empty side contributes nothing (its weight is dropped, not
  * averaged in as zeros), so a cluster whose turns had no words cannot pull a real centroid to zero.
+ * Centroids are kept in term order: two of them are merged in one pass, in term order, with no sort.
  */
 export function weightedCentroid(
   left: SparseVector,
@@ -48,10 +49,34 @@ export function weightedCentroid(
   if (left.size === 0) return new Map(right);
   if (right.size === 0) return new Map(left);
   const total = leftSize + rightSize;
-  const result = new Map<string, number>();
-  for (const [term, weight] of left) result.set(term, (weight * leftSize) / total);
-  for (const [term, weight] of right) result.set(term, (result.get(term) ?? 0) + (weight * rightSize) / total);
-  return result;
+  const leftEntries = [...left];
+  const rightEntries = [...right];
+  if (!inTermOrder(leftEntries) || !inTermOrder(rightEntries)) {
+    const result = new Map<string, number>();
+    for (const [term, weight] of leftEntries) result.set(term, (weight * leftSize) / total);
+    for (const [term, weight] of rightEntries) result.set(term, (result.get(term) ?? 0) + (weight * rightSize) / total);
+    return result;
+  }
+  const merged: Array<[string, number]> = [];
+  let i = 0;
+  let j = 0;
+  while (i < leftEntries.length || j < rightEntries.length) {
+    const l = leftEntries[i];
+    const r = rightEntries[j];
+    if (l && (!r || l[0] < r[0])) {
+      merged.push([l[0], (l[1] * leftSize) / total]);
+      i += 1;
+    } else if (r && (!l || r[0] < l[0])) {
+      merged.push([r[0], 0 + (r[1] * rightSize) / total]);
+      j += 1;
+    } else if (l && r) {
+      // The same sum, in the same order, as adding the right side onto the left one's share.
+      merged.push([l[0], (l[1] * leftSize) / total + (r[1] * rightSize) / total]);
+      i += 1;
+      j += 1;
+    }
+  }
+  return new Map(merged);
 }
 
 /**
@@ -60,12 +85,33 @@ export function weightedCentroid(
  * cosine and costs storage on every compaction. The result is in term order: sums over a map run in
  * its order, and a centroid reloaded from storage (stored in term order) must give the same cosine
  * to the last bit as the one kept in memory, or a threshold decision could differ after a reload.
+ * Linear in the terms but for one numeric sort of the weights (this runs on every graduation).
  */
 export function keepHeaviestTerms(vector: SparseVector, limit: number): Map<string, number> {
   const entries = [...vector];
-  const kept =
-    entries.length <= limit ? entries : entries.sort((a, b) => b[1] - a[1] || compareTerms(a[0], b[0])).slice(0, limit);
-  return new Map(kept.sort((a, b) => compareTerms(a[0], b[0])));
+  if (!inTermOrder(entries)) entries.sort((a, b) => compareTerms(a[0], b[0]));
+  if (entries.length <= limit) return new Map(entries);
+  const weights = Float64Array.from(entries, (entry) => entry[1]).sort();
+  // The limit-th heaviest weight: everything heavier stays, and as many of its ties as fit, lowest term first.
+  const threshold = weights[weights.length - limit] as number;
+  let ties = limit;
+  for (const [, weight] of entries) if (weight > threshold) ties -= 1;
+  const kept: Array<[string, number]> = [];
+  for (const entry of entries) {
+    if (entry[1] > threshold) kept.push(entry);
+    else if (entry[1] === threshold && ties > 0) {
+      kept.push(entry);
+      ties -= 1;
+    }
+  }
+  return new Map(kept);
+}
+
+function inTermOrder(entries: ReadonlyArray<[string, number]>): boolean {
+  for (let index = 1; index < entries.length; index += 1) {
+    if (!((entries[index - 1] as [string, number])[0] < (entries[index] as [string, number])[0])) return false;
+  }
+  return true;
 }
 
 function compareTerms(left: string, right: string): number {

@@ -9,7 +9,6 @@
 // document still counts a little and the first document's vector is not empty.
 
 import { STOPWORDS, WORD_PATTERN } from '@nexus/core';
-import { normalize, type SparseVector } from './sparse-vector.ts';
 
 export interface TfIdfState {
   documentCount: number;
@@ -21,8 +20,8 @@ export interface TfIdfState {
 export function topicTerms(text: string): string[] {
   const terms: string[] = [];
   // A curly apostrophe is the same word as a straight one (don’t is don't, a stopword).
-  for (const match of text.toLowerCase().replace(/’/g, "'").matchAll(WORD_PATTERN)) {
-    const term = match[0];
+  // match() with the global pattern: every word as a string, without a match object per word.
+  for (const term of text.toLowerCase().replace(/’/g, "'").match(WORD_PATTERN) ?? []) {
     if (term.length < 2 || STOPWORDS.has(term)) continue;
     terms.push(term);
   }
@@ -87,10 +86,18 @@ export class TfIdfModel {
   }
 
   private weigh(counts: Map<string, number>): Map<string, number> {
-    const weights = new Map<string, number>();
-    // Sublinear term frequency: a word said ten times is not ten times the topic.
-    for (const [term, count] of counts) weights.set(term, (1 + Math.log(count)) * this.idf(term));
-    return normalize(weights as SparseVector);
+    // Sublinear term frequency: a word said ten times is not ten times the topic. Weighed in place
+    // (counts is this call's own map), then scaled to length 1 as normalize() does.
+    let sum = 0;
+    for (const [term, count] of counts) {
+      const weight = (1 + Math.log(count)) * this.idf(term);
+      counts.set(term, weight);
+      sum += weight * weight;
+    }
+    const norm = Math.sqrt(sum);
+    if (norm === 0) return new Map();
+    for (const [term, weight] of counts) counts.set(term, weight / norm);
+    return counts;
   }
 }
 

@@ -5,7 +5,16 @@
 // Storing it is the ledger's job (state(), takeChanges()).
 
 import { ClusterNotFoundError, ForestIntegrityError, InvalidInputError } from '@nexus/core';
-import { cosineSimilarity, keepHeaviestTerms, type SparseVector, vectorEntries, weightedCentroid } from './sparse-vector.ts';
+import {
+  type Centroid,
+  centroidEntries,
+  centroidOf,
+  centroidSimilarity,
+  mergeCentroids,
+  scratchSimilarity,
+  TermDictionary,
+} from './centroid.ts';
+import { type SparseVector, vectorNorm } from './sparse-vector.ts';
 import { TfIdfModel, type TfIdfState } from './tf-idf.ts';
 
 export interface ForestConfig {
@@ -108,7 +117,7 @@ interface NodeRecord {
 }
 
 interface ClusterRecord extends Omit<Cluster, 'centroid' | 'pending' | 'absorbedSummaries'> {
-  centroid: Map<string, number>;
+  centroid: Centroid;
   pending: string[];
   absorbedSummaries: string[];
   memberIds: string[];
@@ -123,6 +132,9 @@ export class TopicForest {
   private readonly clusterRecords = new Map<string, ClusterRecord>();
   private time = 0;
   private readonly changedNodes = new Map<string, 'graduated' | 'merged'>();
+  private readonly dictionary = new TermDictionary();
+  /** Similarity of live cluster pairs (earlier root first), until either centroid changes. */
+  private readonly pairSimilarities = new Map<string, Map<string, number>>();
 
   constructor(options: { config?: Partial<ForestConfig>; state?: ForestState } = {}) {
     this.config = { ...DEFAULT_FOREST_CONFIG, ...options.state?.config, ...options.config };
@@ -191,10 +203,15 @@ export class TopicForest {
       a.members > b.members || (a.members === b.members && this.roots.indexOf(a.id) < this.roots.indexOf(b.id)) ? [a, b] : [b, a];
     (this.nodes.get(absorbed.id) as NodeRecord).parent = kept.id;
     if (!this.changedNodes.has(absorbed.id)) this.changedNodes.set(absorbed.id, 'merged');
-    kept.centroid = keepHeaviestTerms(
-      weightedCentroid(kept.centroid, kept.members, absorbed.centroid, absorbed.members),
+    kept.centroid = mergeCentroids(
+      kept.centroid,
+      kept.members,
+      absorbed.centroid,
+      absorbed.members,
       this.config.maxCentroidTerms,
     );
+    this.forgetPairs(kept.id);
+    this.forgetPairs(absorbed.id);
     kept.members += absorbed.members;
     kept.memberTokens += absorbed.memberTokens;
     // Loops, not push(...): a spread of a large cluster's ids would overflow the call stack. The
@@ -322,7 +339,7 @@ export class TopicForest {
           ...cluster,
           pending: this.inGraduationOrder(cluster.pending),
           absorbedSummaries: [...cluster.absorbedSummaries],
-          centroid: vectorEntries(cluster.centroid),
+          centroid: centroidEntries(cluster.centroid),
         };
       }),
     };
@@ -364,7 +381,8 @@ export class TopicForest {
         ...cluster,
         pending: this.inGraduationOrder(cluster.pending),
         absorbedSummaries: [...cluster.absorbedSummaries],
-        centroid: new Map(cluster.centroid),
+        // As stored (never trimmed again): the same terms, in the same order, as the live one had.
+        centroid: centroidOf(cluster.centroid, Number.POSITIVE_INFINITY, this.dictionary),
         memberIds,
       });
       this.roots.push(cluster.id);
@@ -407,7 +425,7 @@ export class TopicForest {
       dirty: true,
       pending: [turn.id],
       absorbedSummaries: [],
-      centroid: keepHeaviestTerms(vector, this.config.maxCentroidTerms),
+      centroid: centroidOf(vector, this.config.maxCentroidTerms, this.dictionary),
       firstTimestamp: turn.timestamp,
       lastTimestamp: turn.timestamp,
       touched: this.time,
@@ -429,7 +447,7 @@ export class TopicForest {
         for (let j = i + 1; j < live.length; j += 1) {
           const left = live[i] as string;
           const right = live[j] as string;
-          const similarity = cosineSimilarity(this.centroidOf(left), this.centroidOf(right));
+          const similarity = this.pairSimilarity(left, right);
           if (!best || similarity > best.similarity) best = { left, right, similarity };
         }
       }
@@ -439,15 +457,60 @@ export class TopicForest {
     }
   }
 
-  private nearestToVector(vector: SparseVector, k: number): Array<{ clusterId: string; similarity: number }> {
-    const scored = this.roots
-      .filter((id) => !(this.clusterRecords.get(id) as ClusterRecord).dropped)
-      .map((clusterId, order) => ({ clusterId, order, similarity: cosineSimilarity(vector, this.centroidOf(clusterId)) }));
-    scored.sort((a, b) => b.similarity - a.similarity || a.order - b.order);
-    return scored.slice(0, Math.max(0, k)).map(({ clusterId, similarity }) => ({ clusterId, similarity }));
+  /** Cached: a pair's similarity changes only when one of the two centroids does (a union). */
+  private pairSimilarity(left: string, right: string): number {
+    let row = this.pairSimilarities.get(left);
+    const cached = row?.get(right);
+    if (cached !== undefined) return cached;
+    const similarity = centroidSimilarity(this.centroidOf(left), this.centroidOf(right), this.dictionary);
+    if (!row) {
+      row = new Map();
+      this.pairSimilarities.set(left, row);
+    }
+    row.set(right, similarity);
+    return similarity;
   }
 
-  private centroidOf(clusterId: string): SparseVector {
+  private forgetPairs(clusterId: string): void {
+    this.pairSimilarities.delete(clusterId);
+    for (const row of this.pairSimilarities.values()) row.delete(clusterId);
+  }
+
+  /**
+   * The `k` live clusters nearest `vector`, best first (ties: the earlier root). The vector's
+   * weights are spread by term id once, then each centroid reads them in its own term order.
+   */
+  private nearestToVector(vector: SparseVector, k: number): Array<{ clusterId: string; similarity: number }> {
+    if (k <= 0) return [];
+    const scratch = this.dictionary.scratch();
+    const written: number[] = [];
+    for (const [term, weight] of vector) {
+      const id = this.dictionary.find(term);
+      if (id !== undefined) {
+        scratch[id] = weight;
+        written.push(id);
+      }
+    }
+    const norm = vectorNorm(vector);
+    const scored: Array<{ clusterId: string; order: number; similarity: number }> = [];
+    let order = 0;
+    for (const clusterId of this.roots) {
+      const cluster = this.clusterRecords.get(clusterId) as ClusterRecord;
+      if (cluster.dropped) continue;
+      scored.push({ clusterId, order, similarity: scratchSimilarity(scratch, norm, cluster.centroid) });
+      order += 1;
+    }
+    for (const id of written) scratch[id] = 0;
+    if (k === 1) {
+      let best = scored[0];
+      for (const hit of scored) if (best && hit.similarity > best.similarity) best = hit;
+      return best ? [{ clusterId: best.clusterId, similarity: best.similarity }] : [];
+    }
+    scored.sort((a, b) => b.similarity - a.similarity || a.order - b.order);
+    return scored.slice(0, k).map(({ clusterId, similarity }) => ({ clusterId, similarity }));
+  }
+
+  private centroidOf(clusterId: string): Centroid {
     return (this.clusterRecords.get(clusterId) as ClusterRecord).centroid;
   }
 
@@ -477,7 +540,7 @@ export class TopicForest {
       ...rest,
       pending: this.inGraduationOrder(rest.pending),
       absorbedSummaries: [...rest.absorbedSummaries],
-      centroid: new Map(rest.centroid),
+      centroid: new Map(centroidEntries(rest.centroid)),
     };
   }
 }

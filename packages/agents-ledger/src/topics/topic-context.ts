@@ -6,7 +6,7 @@
 // and the document frequencies of the query's terms, never the forest's nodes or its members'
 // turns, so it costs the same after a restart at 100k turns as at 1k.
 
-import { cosineSimilarity, queryTerms, TfIdfModel } from '@nexus/forest';
+import { querySimilarity, queryTerms, storedCentroid, TfIdfModel, vectorNorm } from '@nexus/forest';
 import type { LedgerContext } from '../ledger-context.ts';
 import { type ForestClusterRecord, readTopicRows } from './forest-store.ts';
 import { renderTopicsHeader } from './render-topics.ts';
@@ -129,8 +129,9 @@ async function querySimilarities(
     documentCount: statistics.documentCount,
     documentFrequency: Object.fromEntries(statistics.frequencies),
   }).vectorize(query);
+  const norm = vectorNorm(vector);
   for (const row of rows) {
-    const similarity = cosineSimilarity(vector, new Map(row.centroid));
+    const similarity = querySimilarity(vector, norm, storedCentroid(row.centroid));
     if (similarity > 0) similarities.set(row.rootId, similarity);
   }
   return similarities;
