@@ -22,7 +22,7 @@ const turn = await ledger.appendTurn(session.id, { role: 'user', content: 'We pi
 if (await ledger.shouldCompact(session.id)) await ledger.compact(session.id, { trigger: 'threshold' });
 const { system, messages } = await ledger.buildContext(turn.id, { budgetTokens: 8000 });
 console.log(JSON.stringify({ system, messages }));
-ledger.close();
+await ledger.close();
 `;
 
 const project = mkdtempSync(path.join(tmpdir(), 'nexus-pack-'));

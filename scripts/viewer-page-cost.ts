@@ -21,7 +21,7 @@ async function main(): Promise<void> {
   if (!Number.isInteger(turns) || turns < 1) throw new Error('turns must be a whole number, 1 or more');
   const directory = fs.mkdtempSync(path.join(os.tmpdir(), 'nexus-viewer-cost-'));
   const ledger = openAgentsLedger(path.join(directory, 'ledger.db'));
-  const events = createEventsLedger({ database: ledger.database });
+  const events = createEventsLedger({ store: ledger.store });
   const server = await startHttpServer({ ledger, events, port: 0 });
   const browser = await launchChromium();
   try {
@@ -70,7 +70,7 @@ async function main(): Promise<void> {
   } finally {
     await browser.close();
     await server.close();
-    ledger.close();
+    await ledger.close();
     fs.rmSync(directory, { recursive: true, force: true });
   }
 }

@@ -22,7 +22,7 @@ import {
   sequentialIds,
   toContentBlocks,
 } from '../../packages/core/src/index.ts';
-import { openDatabase } from '../../packages/db/src/index.ts';
+import { openLedgerStore } from '../../packages/db/src/index.ts';
 import { createAnthropicSummarizer, createExtractiveSummarizer } from '../../packages/summarizers/src/index.ts';
 import { nowMilliseconds } from '../bench/measure.ts';
 import { removeDatabaseFiles } from '../bench/temporary-files.ts';
@@ -157,7 +157,7 @@ async function measureImport(
 ): Promise<{ scores: ScoredQuestion[]; cost: ImportCost }> {
   const summarizer = summarizerNamed(options.summarizer);
   const ledger = createAgentsLedger({
-    database: openDatabase({ path: plan.path }),
+    store: openLedgerStore(plan.path),
     summarizer,
     tokenCounter: estimateTokenCounter,
     generateId: sequentialIds(),
@@ -192,7 +192,7 @@ async function measureImport(
       },
     };
   } finally {
-    ledger.close();
+    await ledger.close();
     removeDatabaseFiles(plan.path);
   }
 }
