@@ -252,9 +252,15 @@ export function searchQueries(connection: SqliteConnection): Synchronous<SearchS
     searchEvents,
     countTurnMatches: (match) =>
       withSearchErrors(match, () => {
-        const expression = matchExpressions(match).at(-1);
-        if (expression === undefined) return 0;
-        return (statement('SELECT count(*) AS n FROM turns_fts WHERE turns_fts MATCH ?').get(expression) as { n: number }).n;
+        const count = (expression: string) =>
+          (statement('SELECT count(*) AS n FROM turns_fts WHERE turns_fts MATCH ?').get(expression) as { n: number }).n;
+        let found = 0;
+        // The same choice as a search: the first expression that matches anything, else the last.
+        for (const expression of matchExpressions(match)) {
+          found = count(expression);
+          if (found > 0) break;
+        }
+        return found;
       }),
     countTurns: () => (statement('SELECT count(*) AS n FROM agent_turns').get() as { n: number }).n,
     turnsWithoutEmbedding: (model, line) => {

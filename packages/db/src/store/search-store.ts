@@ -129,7 +129,10 @@ export interface SearchStore {
   searchTurns(query: TurnSearchQuery): Promise<SearchPage<TurnSearchHit>>;
   /** One page of event matches, best first. */
   searchEvents(query: EventSearchQuery): Promise<SearchPage<EventSearchHit>>;
-  /** Turns (of every session) that match: the document frequency of a word, with `any` of one word. */
+  /**
+   * Turns (of every session, no filters) that match, `all-then-any` choosing as a search does: the
+   * document frequency of a word, with `any` of one word.
+   */
   countTurnMatches(match: SearchMatch): Promise<number>;
   /** Turns in the ledger, every kind and session: the document count idf is computed over. */
   countTurns(): Promise<number>;

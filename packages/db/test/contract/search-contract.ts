@@ -258,6 +258,10 @@ export function searchContract(subject: StoreUnderTest): void {
       expect(await store.countTurnMatches({ words: ['gecko'], mode: 'any' })).toBe(2);
       expect(await store.countTurnMatches({ words: ['gecko', 'lemur'], mode: 'any' })).toBe(3);
       expect(await store.countTurnMatches({ words: ['okapi'], mode: 'any' })).toBe(0);
+      // all-then-any counts as a search chooses: every word when some turn holds them all.
+      expect(await store.countTurnMatches({ words: ['gecko', 'three'], mode: 'all-then-any' })).toBe(1);
+      expect(await store.countTurnMatches({ words: ['gecko', 'two'], mode: 'all-then-any' })).toBe(3);
+      expect(await store.countTurnMatches({ words: ['gecko', 'two'], mode: 'all' })).toBe(0);
     });
 
     it('embeddings round-trip as Float32Array per model, replace, and say which turns still lack one', async () => {
