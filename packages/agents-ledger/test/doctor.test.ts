@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import type { Turn } from '@nexus/core';
 import { openRawSqlite, type RawSqlite } from '@nexus/db/testing';
 import { afterEach, describe, expect, it } from 'vitest';
+import { scan } from '../src/doctor.ts';
 import { type AgentsLedger, openAgentsLedger } from '../src/index.ts';
 import {
   appendConversation,
@@ -55,6 +56,28 @@ function turnRow(sqlite: RawSqlite, turnId: string): { rowid: number; search_tex
     search_text: string;
   };
 }
+
+describe("doctor's scans", () => {
+  it('read every row a page at a time, each page after the last row of the one before', async () => {
+    const rows = Array.from({ length: 7 }, (_, index) => ({ sessionId: index < 4 ? 's_a' : 's_b', depth: index % 4 }));
+    const asked: Array<{ after?: { sessionId: string; depth: number }; limit: number }> = [];
+    const read = async (page: { after?: { sessionId: string; depth: number }; limit: number }) => {
+      asked.push(page);
+      const start = page.after
+        ? rows.findIndex((row) => row.sessionId === page.after?.sessionId && row.depth === page.after.depth) + 1
+        : 0;
+      return rows.slice(start, start + page.limit);
+    };
+    const seen = [];
+    for await (const row of scan(read, 3)) seen.push(row);
+    expect(seen).toEqual(rows);
+    expect(asked).toEqual([
+      { limit: 3 },
+      { after: { sessionId: 's_a', depth: 2 }, limit: 3 },
+      { after: { sessionId: 's_b', depth: 1 }, limit: 3 },
+    ]);
+  });
+});
 
 describe('doctor on a healthy ledger', () => {
   it('reports nothing for an empty ledger', async () => {

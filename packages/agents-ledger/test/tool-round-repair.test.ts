@@ -171,6 +171,21 @@ describe('doctor', () => {
   });
 });
 
+describe('doctor over many tool rounds', () => {
+  it('reads every calling turn, page after page: a call left open after hundreds of answered ones is found', async () => {
+    const l = ledger();
+    const session = await newSession(l, { contextWindow: 100_000, reserveTokens: 1000, keepRecentTokens: 2000 });
+    // More answered rounds than the scan reads at once, then one call never answered.
+    const rounds = [userTurn('Start.')];
+    for (let index = 0; index < 450; index += 1)
+      rounds.push(toolUseTurn(`toolu_${index}`, 'run', {}), toolResultTurn(`toolu_${index}`, `result ${index}`));
+    rounds.push(toolUseTurn('toolu_open', 'run', {}), userTurn('moving on'));
+    const turns = await l.appendTurns(session.id, rounds);
+    const warnings = (await l.doctor()).filter((problem) => problem.code === 'DANGLING_TOOL_CALL');
+    expect(warnings.map((warning) => warning.ids)).toEqual([[(turns.at(-2) as { id: string }).id, 'toolu_open']]);
+  });
+});
+
 // ---------------------------------------------------------------------------------------------
 // The property: random append sequences with tool calls, every context valid for the strict API.
 
