@@ -36,15 +36,24 @@ export function queryTerms(text: string): string[] {
   return [...new Set(topicTerms(text))];
 }
 
+/** A term's document frequency, and whether it changed since the last takeChangedTerms. */
+interface TermRecord {
+  frequency: number;
+  changed: boolean;
+}
+
 export class TfIdfModel {
   private documentCount: number;
-  private readonly documentFrequency: Map<string, number>;
+  /** One record per term: a graduation costs one lookup per term for counting, marking and weighing. */
+  private readonly terms: Map<string, TermRecord>;
   /** Terms whose frequency changed since the last `takeChangedTerms` (for incremental persistence). */
-  private readonly changedTerms = new Set<string>();
+  private changedTerms: string[] = [];
 
   constructor(state: TfIdfState = { documentCount: 0, documentFrequency: {} }) {
     this.documentCount = state.documentCount;
-    this.documentFrequency = new Map(Object.entries(state.documentFrequency));
+    this.terms = new Map(
+      Object.entries(state.documentFrequency).map(([term, frequency]) => [term, { frequency, changed: false }]),
+    );
   }
 
   get documents(): number {
@@ -55,42 +64,68 @@ export class TfIdfModel {
   addDocument(text: string): Map<string, number> {
     const counts = termCounts(text);
     this.documentCount += 1;
+    const records: TermRecord[] = [];
     for (const term of counts.keys()) {
-      this.documentFrequency.set(term, (this.documentFrequency.get(term) ?? 0) + 1);
-      this.changedTerms.add(term);
+      let record = this.terms.get(term);
+      if (!record) {
+        record = { frequency: 0, changed: false };
+        this.terms.set(term, record);
+      }
+      record.frequency += 1;
+      if (!record.changed) {
+        record.changed = true;
+        this.changedTerms.push(term);
+      }
+      records.push(record);
     }
-    return this.weigh(counts);
+    let index = 0;
+    return this.weigh(counts, () => (records[index++] as TermRecord).frequency);
   }
 
   /** The vector of `text` under the current statistics, without counting it (for queries). */
   vectorize(text: string): Map<string, number> {
-    return this.weigh(termCounts(text));
+    const counts = termCounts(text);
+    const terms = [...counts.keys()];
+    let index = 0;
+    return this.weigh(counts, () => this.terms.get(terms[index++] as string)?.frequency ?? 0);
   }
 
   idf(term: string): number {
-    return Math.log((1 + this.documentCount) / (1 + (this.documentFrequency.get(term) ?? 0))) + 1;
+    return this.idfOf(this.terms.get(term)?.frequency ?? 0);
   }
 
   state(): TfIdfState {
-    return { documentCount: this.documentCount, documentFrequency: Object.fromEntries(this.documentFrequency) };
+    return {
+      documentCount: this.documentCount,
+      documentFrequency: Object.fromEntries([...this.terms].map(([term, record]) => [term, record.frequency])),
+    };
   }
 
   /** The current frequencies of the terms changed since the last call; clears the record. */
   takeChangedTerms(): Record<string, number> {
     // fromEntries defines own properties: assigning changed['__proto__'] would set a prototype instead.
     const changed = Object.fromEntries(
-      [...this.changedTerms].sort().map((term) => [term, this.documentFrequency.get(term) ?? 0]),
+      this.changedTerms.sort().map((term) => {
+        const record = this.terms.get(term) as TermRecord;
+        record.changed = false;
+        return [term, record.frequency];
+      }),
     );
-    this.changedTerms.clear();
+    this.changedTerms = [];
     return changed;
   }
 
-  private weigh(counts: Map<string, number>): Map<string, number> {
+  private idfOf(frequency: number): number {
+    return Math.log((1 + this.documentCount) / (1 + frequency)) + 1;
+  }
+
+  /** `frequencyOfNext` gives the document frequency of each term of `counts`, in its order. */
+  private weigh(counts: Map<string, number>, frequencyOfNext: () => number): Map<string, number> {
     // Sublinear term frequency: a word said ten times is not ten times the topic. Weighed in place
     // (counts is this call's own map), then scaled to length 1 as normalize() does.
     let sum = 0;
     for (const [term, count] of counts) {
-      const weight = (1 + Math.log(count)) * this.idf(term);
+      const weight = (1 + Math.log(count)) * this.idfOf(frequencyOfNext());
       counts.set(term, weight);
       sum += weight * weight;
     }
