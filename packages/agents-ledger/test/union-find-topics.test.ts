@@ -4,8 +4,11 @@
 // to and from flat compactions.
 
 import type { CompactionTurn } from '@nexus/core';
+import { type LedgerStore, openLedgerStore } from '@nexus/db';
+import { TopicForest } from '@nexus/forest';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type AgentsLedger, renderSummaryBlock } from '../src/index.ts';
+import { type AgentsLedger, createAgentsLedger, renderSummaryBlock } from '../src/index.ts';
+import { loadForestState } from '../src/topics/forest-store.ts';
 import { newSession, normalIds, openTempLedger, SMALL_SETTINGS, sessionHistory, type TempLedger } from './builders.ts';
 import {
   appendTopics,
@@ -259,6 +262,67 @@ describe('topics of a union-find compaction', () => {
       expect(call.previousSummary).toBe(topic?.summary);
     }
     for (const topic of changed) expect(topic.summaryVersion).toBe(2);
+  });
+});
+
+/** Counts the calls of each operation of `store` (wrapped in place: the store stays the same object). */
+function countingStore(store: LedgerStore): { store: LedgerStore; calls: Map<string, number> } {
+  const calls = new Map<string, number>();
+  const methods = store as unknown as Record<string, unknown>;
+  for (const [name, value] of Object.entries(methods)) {
+    if (typeof value !== 'function' || name === 'transaction' || name === 'close') continue;
+    methods[name] = (...args: unknown[]) => {
+      calls.set(name, (calls.get(name) ?? 0) + 1);
+      return (value as (...parameters: unknown[]) => unknown)(...args);
+    };
+  }
+  return { store, calls };
+}
+
+describe('a context with a query, in a process that has loaded no forest', () => {
+  /** The forest reads of one cold buildContext with a query, and what it found, after `rounds` compactions. */
+  async function coldContext(rounds: number) {
+    temp = openTempLedger();
+    const { ledger } = temp;
+    const session = await ledger.createSession({ settings: SMALL_SETTINGS, strategy: 'union-find' });
+    let start = 0;
+    let compactions = 0;
+    while (compactions < rounds) {
+      start += (await appendTopics(ledger, session.id, roundRobinPlan(2), start)).ids.length;
+      if (await ledger.shouldCompact(session.id)) {
+        await ledger.compact(session.id);
+        compactions += 1;
+      }
+    }
+    const head = (await ledger.getSession(session.id)).headTurnId as string;
+    const { store, calls } = countingStore(openLedgerStore(temp.file));
+    const cold = createAgentsLedger({ store });
+    try {
+      const context = await cold.buildContext(head, { query: QUERIES.postgres });
+      const forestCalls = Object.fromEntries(
+        [...calls].filter(([name]) => /forest|frequenc|drop/i.test(name)).sort(([a], [b]) => (a < b ? -1 : 1)),
+      );
+      return { ledger, store, context, forestCalls };
+    } finally {
+      await cold.close();
+    }
+  }
+
+  it('reads the clusters of one compaction and the frequencies of the query terms, never the forest, at any length', async () => {
+    const short = await coldContext(2);
+    const long = await coldContext(6);
+    expect(short.forestCalls).toEqual({ documentFrequencies: 1, droppedTopics: 1, forestClusters: 1 });
+    expect(long.forestCalls).toEqual(short.forestCalls);
+  });
+
+  it('gives every topic the similarity the replayed forest gives, to the last bit', async () => {
+    const { ledger, context } = await coldContext(4);
+    const compactionId = context.compactionTurnId as string;
+    const forest = new TopicForest({ state: await loadForestState(ledger.store, compactionId) });
+    const expected = new Map(forest.nearest(QUERIES.postgres, 100).map((hit) => [hit.clusterId, hit.similarity]));
+    expect(context.topics.length).toBeGreaterThan(1);
+    expect(context.topics.some((topic) => (topic.similarity ?? 0) > 0)).toBe(true);
+    for (const topic of context.topics) expect(topic.similarity).toBe(expected.get(topic.id) ?? 0);
   });
 });
 
