@@ -6,9 +6,8 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createAgentsLedger, importConversation, parseConversation } from '../packages/agents-ledger/src/index.ts';
+import { importConversation, openAgentsLedger, parseConversation } from '../packages/agents-ledger/src/index.ts';
 import { estimateTokenCounter } from '../packages/core/src/index.ts';
-import { openDatabase } from '../packages/db/src/index.ts';
 import { createExtractiveSummarizer } from '../packages/summarizers/src/index.ts';
 import { nowMilliseconds } from './bench/measure.ts';
 import { formatTextTable } from './bench/text-table.ts';
@@ -81,7 +80,7 @@ async function measure(file: string, strategy: string, options: Options, directo
   const summarizer = countingSummarizer(createExtractiveSummarizer({ tokenCounter: estimateTokenCounter }));
   const path = join(directory, `${conversation.id}-${strategy}.sqlite`);
   // A fixed clock and sequential ids would not change the counts; the file's own timestamps are used.
-  const ledger = createAgentsLedger({ database: openDatabase({ path }), summarizer });
+  const ledger = openAgentsLedger(path, { summarizer });
   try {
     const started = nowMilliseconds();
     const result = await importConversation(ledger, conversation, { strategy, settings: options.settings });
@@ -96,7 +95,7 @@ async function measure(file: string, strategy: string, options: Options, directo
       milliseconds: nowMilliseconds() - started,
     };
   } finally {
-    ledger.close();
+    await ledger.close();
   }
 }
 
