@@ -60,17 +60,12 @@ function compareTerms(left: string, right: string): number {
 
 /** The centroid of entries in any order (a vector, or stored entries), its `limit` heaviest terms kept. */
 export function centroidOf(entries: Iterable<readonly [string, number]>, limit: number, dictionary: TermDictionary): Centroid {
-  const list = [...entries] as Array<[string, number]>;
-  let ordered = true;
-  for (let index = 1; index < list.length && ordered; index += 1) {
-    ordered = (list[index - 1] as [string, number])[0] < (list[index] as [string, number])[0];
-  }
-  if (!ordered) list.sort((a, b) => compareTerms(a[0], b[0]));
-  const terms = list.map((entry) => entry[0]);
-  const weights = list.map((entry) => entry[1]);
+  const weightOf = new Map(entries);
+  // The default sort compares strings as `<` does (UTF-16 code units), without a callback per comparison.
+  const terms = [...weightOf.keys()].sort();
   return trimmed(
     terms,
-    weights,
+    terms.map((term) => weightOf.get(term) as number),
     terms.map((term) => dictionary.id(term)),
     limit,
   );

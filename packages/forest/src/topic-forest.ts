@@ -114,13 +114,27 @@ interface NodeRecord {
   timestamp: number;
   /** Kept only while the node waits to be folded into a summary. */
   text?: string;
+  /** The next member of its cluster, and the next node waiting in its cluster's pending list. */
+  nextMember: string | null;
+  nextPending: string | null;
 }
+
+/**
+ * Ids linked through the nodes (nextMember or nextPending), first to last: a union joins two in
+ * O(1), where copying the smaller cluster's ids cost up to its size (the tail of the latency).
+ */
+interface IdChain {
+  first: string | null;
+  last: string | null;
+}
+
+type ChainLink = 'nextMember' | 'nextPending';
 
 interface ClusterRecord extends Omit<Cluster, 'centroid' | 'pending' | 'absorbedSummaries'> {
   centroid: Centroid;
-  pending: string[];
+  pendingChain: IdChain;
   absorbedSummaries: string[];
-  memberIds: string[];
+  memberChain: IdChain;
 }
 
 export class TopicForest {
@@ -214,10 +228,8 @@ export class TopicForest {
     this.forgetPairs(absorbed.id);
     kept.members += absorbed.members;
     kept.memberTokens += absorbed.memberTokens;
-    // Loops, not push(...): a spread of a large cluster's ids would overflow the call stack. The
-    // smaller side moves (union by size), so each id moves O(log n) times over the forest's life.
-    for (const id of absorbed.memberIds) kept.memberIds.push(id);
-    for (const id of absorbed.pending) kept.pending.push(id);
+    this.appendChain(kept.memberChain, absorbed.memberChain, 'nextMember');
+    this.appendChain(kept.pendingChain, absorbed.pendingChain, 'nextPending');
     if (absorbed.summary) kept.absorbedSummaries.push(absorbed.summary);
     for (const summary of absorbed.absorbedSummaries) kept.absorbedSummaries.push(summary);
     kept.firstTimestamp = Math.min(kept.firstTimestamp, absorbed.firstTimestamp);
@@ -235,7 +247,7 @@ export class TopicForest {
   expand(clusterId: string): string[] {
     const cluster = this.clusterRecords.get(clusterId);
     if (!cluster) throw new ClusterNotFoundError(clusterId, this.notARootDetail(clusterId));
-    return this.inGraduationOrder(cluster.memberIds);
+    return this.inGraduationOrder(this.chainIds(cluster.memberChain, 'nextMember'));
   }
 
   /** The `k` live clusters most similar to `query` with similarity ≥ `minSimilarity`, best first. */
@@ -281,7 +293,7 @@ export class TopicForest {
       const request: ClusterSummaryRequest = {
         clusterId,
         previousSummaries: [...(cluster.summary ? [cluster.summary] : []), ...cluster.absorbedSummaries],
-        turns: this.inGraduationOrder(cluster.pending).map((id) => {
+        turns: this.inGraduationOrder(this.chainIds(cluster.pendingChain, 'nextPending')).map((id) => {
           const node = this.nodes.get(id) as NodeRecord;
           return { id, text: node.text ?? '', timestamp: node.timestamp };
         }),
@@ -298,10 +310,10 @@ export class TopicForest {
         result.stale.push(clusterId);
         continue;
       }
-      for (const id of current.pending) delete (this.nodes.get(id) as NodeRecord).text;
+      for (const id of this.chainIds(current.pendingChain, 'nextPending')) delete (this.nodes.get(id) as NodeRecord).text;
       current.summary = summary;
       current.summaryVersion += 1;
-      current.pending = [];
+      current.pendingChain = { first: null, last: null };
       current.absorbedSummaries = [];
       current.dirty = false;
       result.summarized.push(clusterId);
@@ -334,10 +346,10 @@ export class TopicForest {
         ...(node.text === undefined ? {} : { text: node.text }),
       })),
       clusters: this.roots.map((id) => {
-        const { memberIds: _memberIds, ...cluster } = this.clusterRecords.get(id) as ClusterRecord;
+        const { memberChain: _members, pendingChain, ...cluster } = this.clusterRecords.get(id) as ClusterRecord;
         return {
           ...cluster,
-          pending: this.inGraduationOrder(cluster.pending),
+          pending: this.inGraduationOrder(this.chainIds(pendingChain, 'nextPending')),
           absorbedSummaries: [...cluster.absorbedSummaries],
           centroid: centroidEntries(cluster.centroid),
         };
@@ -359,6 +371,8 @@ export class TopicForest {
         tokens: node.tokens,
         timestamp: node.timestamp,
         text: node.text,
+        nextMember: null,
+        nextPending: null,
       });
     });
     const members = new Map<string, string[]>();
@@ -377,13 +391,21 @@ export class TopicForest {
           [cluster.id],
         );
       }
+      const unknown = cluster.pending.filter((id) => !this.nodes.has(id));
+      if (unknown.length > 0) {
+        throw new ForestIntegrityError(`Cluster ${cluster.id} waits to summarize ${unknown.join(', ')}, not in the forest.`, [
+          cluster.id,
+          ...unknown,
+        ]);
+      }
+      const { pending, ...stored } = cluster;
       this.clusterRecords.set(cluster.id, {
-        ...cluster,
-        pending: this.inGraduationOrder(cluster.pending),
+        ...stored,
+        pendingChain: this.linkChain(this.inGraduationOrder(pending), 'nextPending'),
         absorbedSummaries: [...cluster.absorbedSummaries],
         // As stored (never trimmed again): the same terms, in the same order, as the live one had.
         centroid: centroidOf(cluster.centroid, Number.POSITIVE_INFINITY, this.dictionary),
-        memberIds,
+        memberChain: this.linkChain(memberIds, 'nextMember'),
       });
       this.roots.push(cluster.id);
     }
@@ -414,6 +436,8 @@ export class TopicForest {
       tokens: turn.tokens,
       timestamp: turn.timestamp,
       text: turn.text,
+      nextMember: null,
+      nextPending: null,
     });
     this.changedNodes.set(turn.id, 'graduated');
     this.clusterRecords.set(turn.id, {
@@ -423,14 +447,14 @@ export class TopicForest {
       summary: null,
       summaryVersion: 0,
       dirty: true,
-      pending: [turn.id],
+      pendingChain: { first: turn.id, last: turn.id },
       absorbedSummaries: [],
       centroid: centroidOf(vector, this.config.maxCentroidTerms, this.dictionary),
       firstTimestamp: turn.timestamp,
       lastTimestamp: turn.timestamp,
       touched: this.time,
       dropped: false,
-      memberIds: [turn.id],
+      memberChain: { first: turn.id, last: turn.id },
       generation: 0,
     });
     this.roots.push(turn.id);
@@ -534,11 +558,39 @@ export class TopicForest {
     return `it is a member of topic ${root}, not a topic root; use ${root}.`;
   }
 
+  /** Links `ids` in order through `link`. */
+  private linkChain(ids: readonly string[], link: ChainLink): IdChain {
+    for (let index = 1; index < ids.length; index += 1) {
+      (this.nodes.get(ids[index - 1] as string) as NodeRecord)[link] = ids[index] as string;
+    }
+    return { first: ids[0] ?? null, last: ids.at(-1) ?? null };
+  }
+
+  /** `from`'s ids after `into`'s (`from` is not used again). */
+  private appendChain(into: IdChain, from: IdChain, link: ChainLink): void {
+    if (from.first === null) return;
+    if (into.last === null) into.first = from.first;
+    else (this.nodes.get(into.last) as NodeRecord)[link] = from.first;
+    into.last = from.last;
+  }
+
+  /** The ids of a chain, first to last (a link past `last` is stale: the list it led to was cleared). */
+  private chainIds(chain: IdChain, link: ChainLink): string[] {
+    const ids: string[] = [];
+    let id = chain.first;
+    while (id !== null) {
+      ids.push(id);
+      if (id === chain.last) break;
+      id = (this.nodes.get(id) as NodeRecord)[link];
+    }
+    return ids;
+  }
+
   private view(cluster: ClusterRecord): Cluster {
-    const { memberIds: _memberIds, ...rest } = cluster;
+    const { memberChain: _members, pendingChain, ...rest } = cluster;
     return {
       ...rest,
-      pending: this.inGraduationOrder(rest.pending),
+      pending: this.inGraduationOrder(this.chainIds(pendingChain, 'nextPending')),
       absorbedSummaries: [...rest.absorbedSummaries],
       centroid: new Map(centroidEntries(rest.centroid)),
     };
