@@ -1,19 +1,20 @@
 // Cluster centroids as the forest keeps them: terms in term order beside their weights (parallel
-// arrays, no Map: building a Map of a few hundred terms on every union cost more than the rest of
-// a graduation), the norm computed once. Every similarity sums over the centroid's terms in term
-// order, so a centroid read back from storage (stored in term order) gives the same figure to the
-// last bit as the live one, and a reader holding only the stored centroid (a context built from one
-// compaction's rows) gets the very figure the forest's own `nearest` gives.
+// arrays, typed where they hold numbers; no Map: building a Map of a few hundred terms on every
+// union cost more than the rest of a graduation), the norm computed once. Every similarity sums
+// over the centroid's terms in term order, so a centroid read back from storage (stored in term
+// order) gives the same figure to the last bit as the live one, and a reader holding only the
+// stored centroid (a context built from one compaction's rows) gets the very figure the forest's
+// own `nearest` gives.
 
 import type { SparseVector } from './sparse-vector.ts';
 
 export interface Centroid {
   /** Strictly increasing. */
   readonly terms: readonly string[];
-  readonly weights: readonly number[];
+  readonly weights: Float64Array;
   readonly norm: number;
   /** Each term's id in the forest's term dictionary (lookups only, never an order). */
-  readonly ids: readonly number[];
+  readonly ids: Int32Array;
 }
 
 /** Term → a small integer, so similarities read a dense array instead of hashing strings. */
@@ -48,34 +49,37 @@ export class TermDictionary {
   }
 }
 
-function normOf(weights: readonly number[]): number {
+function normOf(weights: Float64Array): number {
   let sum = 0;
-  for (const weight of weights) sum += weight * weight;
+  for (let index = 0; index < weights.length; index += 1) {
+    const weight = weights[index] as number;
+    sum += weight * weight;
+  }
   return Math.sqrt(sum);
-}
-
-function compareTerms(left: string, right: string): number {
-  return left < right ? -1 : left > right ? 1 : 0;
 }
 
 /** The centroid of entries in any order (a vector, or stored entries), its `limit` heaviest terms kept. */
 export function centroidOf(entries: Iterable<readonly [string, number]>, limit: number, dictionary: TermDictionary): Centroid {
-  const weightOf = new Map(entries);
+  const weightOf = entries instanceof Map ? (entries as ReadonlyMap<string, number>) : new Map(entries);
   // The default sort compares strings as `<` does (UTF-16 code units), without a callback per comparison.
   const terms = [...weightOf.keys()].sort();
-  return trimmed(
-    terms,
-    terms.map((term) => weightOf.get(term) as number),
-    terms.map((term) => dictionary.id(term)),
-    limit,
-  );
+  const weights = new Float64Array(terms.length);
+  const ids = new Int32Array(terms.length);
+  for (let index = 0; index < terms.length; index += 1) {
+    const term = terms[index] as string;
+    weights[index] = weightOf.get(term) as number;
+    ids[index] = dictionary.id(term);
+  }
+  if (terms.length <= limit) return { terms, weights, ids, norm: normOf(weights) };
+  return trimmed(terms, weights, ids, terms.length, limit);
 }
 
 /** A stored centroid (entries in term order) as `querySimilarity` reads it, norm included. */
 export function storedCentroid(entries: ReadonlyArray<readonly [string, number]>): Pick<Centroid, 'terms' | 'weights' | 'norm'> {
-  const list = [...entries].sort((a, b) => compareTerms(a[0], b[0]));
-  const weights = list.map((entry) => entry[1]);
-  return { terms: list.map((entry) => entry[0]), weights, norm: normOf(weights) };
+  const weightOf = new Map(entries);
+  const terms = [...weightOf.keys()].sort();
+  const weights = Float64Array.from(terms, (term) => weightOf.get(term) as number);
+  return { terms, weights, norm: normOf(weights) };
 }
 
 /** The centroid as a map, in term order (for readers and storage). */
@@ -83,81 +87,109 @@ export function centroidEntries(centroid: Centroid): Array<[string, number]> {
   return centroid.terms.map((term, index) => [term, centroid.weights[index] as number]);
 }
 
+/** Where a merge writes before trimming (reused: a merge's output is copied out at its final size). */
+let mergedTerms: string[] = [];
+let mergedWeights = new Float64Array(1024);
+let mergedIds = new Int32Array(1024);
+
 /**
  * The centroid of two clusters weighted by their sizes (see weightedCentroid): an empty side
  * contributes nothing. One merge of the two term-ordered lists, then the `limit` heaviest terms.
  */
 export function mergeCentroids(left: Centroid, leftSize: number, right: Centroid, rightSize: number, limit: number): Centroid {
-  if (left.terms.length === 0) return trimmed([...right.terms], [...right.weights], [...right.ids], limit);
-  if (right.terms.length === 0) return trimmed([...left.terms], [...left.weights], [...left.ids], limit);
+  if (left.terms.length === 0) return trimmed(right.terms, right.weights, right.ids, right.terms.length, limit);
+  if (right.terms.length === 0) return trimmed(left.terms, left.weights, left.ids, left.terms.length, limit);
   const total = leftSize + rightSize;
-  const terms: string[] = [];
-  const weights: number[] = [];
-  const ids: number[] = [];
-  let i = 0;
-  let j = 0;
   const leftCount = left.terms.length;
   const rightCount = right.terms.length;
-  while (i < leftCount || j < rightCount) {
-    const l = i < leftCount ? (left.terms[i] as string) : null;
-    const r = j < rightCount ? (right.terms[j] as string) : null;
-    if (l !== null && (r === null || l < r)) {
-      terms.push(l);
-      ids.push(left.ids[i] as number);
-      weights.push(((left.weights[i] as number) * leftSize) / total);
+  if (mergedWeights.length < leftCount + rightCount) {
+    mergedWeights = new Float64Array((leftCount + rightCount) * 2);
+    mergedIds = new Int32Array((leftCount + rightCount) * 2);
+  }
+  const terms = mergedTerms;
+  const weights = mergedWeights;
+  const ids = mergedIds;
+  const leftTerms = left.terms;
+  const rightTerms = right.terms;
+  let i = 0;
+  let j = 0;
+  let count = 0;
+  while (i < leftCount && j < rightCount) {
+    const l = leftTerms[i] as string;
+    const r = rightTerms[j] as string;
+    if (l < r) {
+      terms[count] = l;
+      ids[count] = left.ids[i] as number;
+      weights[count] = ((left.weights[i] as number) * leftSize) / total;
       i += 1;
-    } else if (r !== null && (l === null || r < l)) {
-      terms.push(r);
-      ids.push(right.ids[j] as number);
-      weights.push(((right.weights[j] as number) * rightSize) / total);
+    } else if (r < l) {
+      terms[count] = r;
+      ids[count] = right.ids[j] as number;
+      weights[count] = ((right.weights[j] as number) * rightSize) / total;
       j += 1;
     } else {
-      terms.push(l as string);
-      ids.push(left.ids[i] as number);
-      weights.push(((left.weights[i] as number) * leftSize) / total + ((right.weights[j] as number) * rightSize) / total);
+      terms[count] = l;
+      ids[count] = left.ids[i] as number;
+      weights[count] = ((left.weights[i] as number) * leftSize) / total + ((right.weights[j] as number) * rightSize) / total;
       i += 1;
       j += 1;
     }
+    count += 1;
   }
-  return trimmed(terms, weights, ids, limit);
+  for (; i < leftCount; i += 1, count += 1) {
+    terms[count] = leftTerms[i] as string;
+    ids[count] = left.ids[i] as number;
+    weights[count] = ((left.weights[i] as number) * leftSize) / total;
+  }
+  for (; j < rightCount; j += 1, count += 1) {
+    terms[count] = rightTerms[j] as string;
+    ids[count] = right.ids[j] as number;
+    weights[count] = ((right.weights[j] as number) * rightSize) / total;
+  }
+  const result = trimmed(terms, weights, ids, count, limit);
+  // The strings stay referenced by the result only.
+  if (mergedTerms.length > 4096) mergedTerms = [];
+  return result;
 }
 
 /**
- * Keeps the `limit` heaviest terms (ties: the lower term stays), in term order. The lightest are
- * found by selection, not by sorting every term.
+ * The first `count` entries with only the `limit` heaviest terms kept (ties: the lower term stays),
+ * in term order, copied into arrays of their own. The lightest are found by selection, not by
+ * sorting every term.
  */
-function trimmed(terms: string[], weights: number[], ids: number[], limit: number): Centroid {
-  if (terms.length > limit) {
-    const threshold = kthLargest(weights, limit);
-    let ties = limit;
-    for (const weight of weights) if (weight > threshold) ties -= 1;
-    // Compacted in place: these arrays are this call's own.
-    let kept = 0;
-    for (let index = 0; index < terms.length; index += 1) {
-      const weight = weights[index] as number;
-      if (weight > threshold || (weight === threshold && ties-- > 0)) {
-        terms[kept] = terms[index] as string;
-        weights[kept] = weight;
-        ids[kept] = ids[index] as number;
-        kept += 1;
-      }
-    }
-    terms.length = kept;
-    weights.length = kept;
-    ids.length = kept;
+function trimmed(terms: readonly string[], weights: Float64Array, ids: Int32Array, count: number, limit: number): Centroid {
+  if (count <= limit) {
+    const keptWeights = weights.slice(0, count);
+    return { terms: terms.slice(0, count), weights: keptWeights, ids: ids.slice(0, count), norm: normOf(keptWeights) };
   }
-  return { terms, weights, ids, norm: normOf(weights) };
+  const threshold = kthLargest(weights, count, limit);
+  let ties = limit;
+  for (let index = 0; index < count; index += 1) if ((weights[index] as number) > threshold) ties -= 1;
+  const keptTerms = new Array<string>(limit);
+  const keptWeights = new Float64Array(limit);
+  const keptIds = new Int32Array(limit);
+  let kept = 0;
+  for (let index = 0; index < count; index += 1) {
+    const weight = weights[index] as number;
+    if (weight > threshold || (weight === threshold && ties-- > 0)) {
+      keptTerms[kept] = terms[index] as string;
+      keptWeights[kept] = weight;
+      keptIds[kept] = ids[index] as number;
+      kept += 1;
+    }
+  }
+  return { terms: keptTerms, weights: keptWeights, ids: keptIds, norm: normOf(keptWeights) };
 }
 
 let selection = new Float64Array(512);
 
-/** The k-th largest of `values` (1-based), by quickselect on a reused copy. */
-function kthLargest(values: readonly number[], k: number): number {
-  if (selection.length < values.length) selection = new Float64Array(values.length * 2);
+/** The k-th largest of the first `count` of `values` (1-based), by quickselect on a reused copy. */
+function kthLargest(values: Float64Array, count: number, k: number): number {
+  if (selection.length < count) selection = new Float64Array(count * 2);
   const work = selection;
-  for (let index = 0; index < values.length; index += 1) work[index] = values[index] as number;
+  work.set(values.subarray(0, count));
   let low = 0;
-  let high = values.length - 1;
+  let high = count - 1;
   const target = k - 1;
   while (low < high) {
     const pivot = work[(low + high) >> 1] as number;

@@ -415,17 +415,27 @@ export class TopicForest {
 
   /** Follows parent pointers to the root, checking for cycles and dangling pointers. */
   private rootWithoutCompression(id: string): string {
-    const visited = new Set<string>();
     let node = this.nodes.get(id) as NodeRecord;
-    while (node.parent !== node.id) {
-      if (visited.has(node.id)) throw new ForestIntegrityError(`Parent pointers from ${id} form a cycle.`, [...visited]);
-      visited.add(node.id);
+    // A walk longer than the forest has nodes is a cycle: only then are the visited nodes collected
+    // (for the error), so the common walk of a step or two allocates nothing.
+    for (let steps = 0; node.parent !== node.id; steps += 1) {
+      if (steps > this.nodes.size) this.throwCycle(id);
       const parent = this.nodes.get(node.parent);
       if (!parent)
         throw new ForestIntegrityError(`Node ${node.id} points at ${node.parent}, which is not in the forest.`, [node.id]);
       node = parent;
     }
     return node.id;
+  }
+
+  private throwCycle(id: string): never {
+    const visited = new Set<string>();
+    let node = this.nodes.get(id) as NodeRecord;
+    while (!visited.has(node.id)) {
+      visited.add(node.id);
+      node = this.nodes.get(node.parent) as NodeRecord;
+    }
+    throw new ForestIntegrityError(`Parent pointers from ${id} form a cycle.`, [...visited]);
   }
 
   private addSingleton(turn: GraduatingTurn, vector: Map<string, number>): void {
