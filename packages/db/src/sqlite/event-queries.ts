@@ -5,7 +5,7 @@
 
 import { StorageError } from '@nexus/core';
 import type { AppendEvents, AppendedEventRecord, EventRecord, EventStore, EventTail } from '../store/event-store.ts';
-import type { SqliteConnection, Synchronous } from './sqlite-connection.ts';
+import { chunks, placeholders, type SqliteConnection, type Synchronous } from './sqlite-connection.ts';
 
 const EVENT_COLUMNS =
   'id, channel, external_id AS externalId, author, kind, payload, occurred_at AS occurredAt, ' +
@@ -17,6 +17,9 @@ const INSERT_EVENT =
 
 const BY_KEY = `SELECT ${EVENT_COLUMNS} FROM events WHERE channel = ? AND external_id = ?`;
 const TAIL = 'SELECT seq, hash FROM events WHERE channel = ? ORDER BY seq DESC LIMIT 1';
+/** Keys looked up per statement in a batch; a shorter list is padded with NULL (which matches nothing). */
+const KEY_CHUNK = 100;
+const BY_KEYS = `SELECT ${EVENT_COLUMNS} FROM events WHERE channel = ? AND external_id IN (${placeholders(KEY_CHUNK)})`;
 
 /** A sealed record must continue its channel's tail and carry the key it was sealed for. */
 function checkSealed(record: EventRecord, channel: string, externalId: string, tail: EventTail | null): void {
@@ -31,21 +34,52 @@ function checkSealed(record: EventRecord, channel: string, externalId: string, t
 
 export function eventQueries(connection: SqliteConnection): Synchronous<EventStore> {
   const { sqlite, statement } = connection;
-  // Looked up once: the hot path runs them for every event.
+  // Looked up once: the hot path runs them for every batch.
   const byKey = statement(BY_KEY);
+  const byKeys = statement(BY_KEYS);
   const tailOf = statement(TAIL);
   const insert = statement(INSERT_EVENT);
 
+  /** The stored events among the keys of a batch, by channel then externalId: a few statements, not one per event. */
+  const storedEvents = (keys: AppendEvents['events']): Map<string, Map<string, EventRecord>> => {
+    const byChannel = new Map<string, Set<string>>();
+    for (const { channel, externalId } of keys) {
+      const ids = byChannel.get(channel);
+      if (ids) ids.add(externalId);
+      else byChannel.set(channel, new Set([externalId]));
+    }
+    const found = new Map<string, Map<string, EventRecord>>();
+    for (const [channel, ids] of byChannel) {
+      const stored = new Map<string, EventRecord>();
+      found.set(channel, stored);
+      if (ids.size === 1) {
+        const [externalId] = ids as Set<string>;
+        const record = byKey.get(channel, externalId) as EventRecord | undefined;
+        if (record) stored.set(record.externalId, record);
+        continue;
+      }
+      for (const chunk of chunks([...ids], KEY_CHUNK)) {
+        const padded: Array<string | null> =
+          chunk.length === KEY_CHUNK ? chunk : [...chunk, ...new Array(KEY_CHUNK - chunk.length).fill(null)];
+        for (const record of byKeys.all(channel, ...padded) as EventRecord[]) stored.set(record.externalId, record);
+      }
+    }
+    return found;
+  };
+
   const append = sqlite.transaction((batch: AppendEvents): AppendedEventRecord[] => {
+    // Read inside the transaction: no other writer can store one of these keys before the inserts.
+    const stored = storedEvents(batch.events);
     // One tail read per channel per batch; later events of the batch continue what it sealed.
     const tails = new Map<string, EventTail | null>();
     const out: AppendedEventRecord[] = new Array(batch.events.length);
     for (let index = 0; index < batch.events.length; index += 1) {
       const { channel, externalId } = batch.events[index] as AppendEvents['events'][number];
-      // Earlier events of this batch are in the table already: a key twice in a batch is a duplicate.
-      const stored = byKey.get(channel, externalId) as EventRecord | undefined;
-      if (stored) {
-        out[index] = { record: stored, duplicate: true };
+      const ofChannel = stored.get(channel) as Map<string, EventRecord>;
+      // A key stored before, or earlier in this batch, is a duplicate.
+      const existing = ofChannel.get(externalId);
+      if (existing) {
+        out[index] = { record: existing, duplicate: true };
         continue;
       }
       let tail = tails.get(channel);
@@ -69,6 +103,7 @@ export function eventQueries(connection: SqliteConnection): Synchronous<EventSto
         record.searchText,
       );
       tails.set(channel, { seq: record.seq, hash: record.hash });
+      ofChannel.set(externalId, record);
       out[index] = { record, duplicate: false };
     }
     return out;

@@ -136,6 +136,28 @@ export function eventContract(subject: StoreUnderTest): void {
       expect(elsewhere).toMatchObject({ duplicate: false, record: { channel: 'c', seq: 1 } });
     });
 
+    it('a large batch mixing re-deliveries and new events over several channels: each found, each new one sealed once', async () => {
+      const store = await open();
+      const key = (index: number): Draft => ({ channel: index % 4 === 0 ? 'side' : 'main', externalId: `k${index}` });
+      const earlier = await store.appendEvents(batchOf(Array.from({ length: 300 }, (_, index) => key(index * 3))));
+      const storedIds = new Map(earlier.map(({ record }) => [`${record.channel}/${record.externalId}`, record.id]));
+      const mixed = batchOf(Array.from({ length: 900 }, (_, index) => key(index)));
+      const appended = await store.appendEvents(mixed);
+      appended.forEach(({ record, duplicate }, index) => {
+        expect(record.externalId).toBe(`k${index}`);
+        expect(duplicate).toBe(index % 3 === 0);
+        if (duplicate) expect(record.id).toBe(storedIds.get(`${record.channel}/${record.externalId}`));
+      });
+      expect(mixed.sealed.map((call) => call.index)).toEqual(
+        Array.from({ length: 900 }, (_, index) => index).filter((index) => index % 3 !== 0),
+      );
+      const main = await wholeChannel(store, 'main');
+      const side = await wholeChannel(store, 'side');
+      expect(main.length + side.length).toBe(900);
+      expectChain(main);
+      expectChain(side);
+    });
+
     it('an empty batch writes nothing and returns nothing', async () => {
       const store = await open();
       expect(await store.appendEvents(batchOf([]))).toEqual([]);
