@@ -38,8 +38,12 @@ export function queryTerms(text: string): string[] {
 
 /** A term's document frequency, and whether it changed since the last takeChangedTerms. */
 interface TermRecord {
+  term: string;
   frequency: number;
   changed: boolean;
+  /** The document being added when this term was last counted, and its count in it. */
+  lastDocument: number;
+  count: number;
 }
 
 export class TfIdfModel {
@@ -52,7 +56,10 @@ export class TfIdfModel {
   constructor(state: TfIdfState = { documentCount: 0, documentFrequency: {} }) {
     this.documentCount = state.documentCount;
     this.terms = new Map(
-      Object.entries(state.documentFrequency).map(([term, frequency]) => [term, { frequency, changed: false }]),
+      Object.entries(state.documentFrequency).map(([term, frequency]) => [
+        term,
+        { term, frequency, changed: false, lastDocument: -1, count: 0 },
+      ]),
     );
   }
 
@@ -60,26 +67,52 @@ export class TfIdfModel {
     return this.documentCount;
   }
 
-  /** Counts `text` as a document, then returns its unit-length TF-IDF vector. */
+  /**
+   * Counts `text` as a document, then returns its unit-length TF-IDF vector. One lookup per word:
+   * the term's record counts it in this document too (the same figures as termCounts then weigh).
+   */
   addDocument(text: string): Map<string, number> {
-    const counts = termCounts(text);
     this.documentCount += 1;
+    const document = this.documentCount;
     const records: TermRecord[] = [];
-    for (const term of counts.keys()) {
+    for (const term of topicTerms(text)) {
       let record = this.terms.get(term);
       if (!record) {
-        record = { frequency: 0, changed: false };
+        record = { term, frequency: 0, changed: false, lastDocument: -1, count: 0 };
         this.terms.set(term, record);
       }
+      if (record.lastDocument === document) record.count += 1;
+      else {
+        record.lastDocument = document;
+        record.count = 1;
+        records.push(record);
+      }
+    }
+    // Terms in the order they first appear (a Map of counts' order), each counted once per document.
+    const weights = new Array<number>(records.length);
+    let sum = 0;
+    for (let index = 0; index < records.length; index += 1) {
+      const record = records[index] as TermRecord;
       record.frequency += 1;
       if (!record.changed) {
         record.changed = true;
-        this.changedTerms.push(term);
+        this.changedTerms.push(record.term);
       }
-      records.push(record);
     }
-    let index = 0;
-    return this.weigh(counts, () => (records[index++] as TermRecord).frequency);
+    for (let index = 0; index < records.length; index += 1) {
+      const record = records[index] as TermRecord;
+      // Sublinear term frequency, as weigh().
+      const weight = (1 + Math.log(record.count)) * this.idfOf(record.frequency);
+      weights[index] = weight;
+      sum += weight * weight;
+    }
+    const norm = Math.sqrt(sum);
+    const vector = new Map<string, number>();
+    if (norm === 0) return vector;
+    for (let index = 0; index < records.length; index += 1) {
+      vector.set((records[index] as TermRecord).term, (weights[index] as number) / norm);
+    }
+    return vector;
   }
 
   /** The vector of `text` under the current statistics, without counting it (for queries). */
