@@ -59,7 +59,20 @@ function normOf(weights: Float64Array): number {
 }
 
 /** The centroid of entries in any order (a vector, or stored entries), its `limit` heaviest terms kept. */
-export function centroidOf(entries: Iterable<readonly [string, number]>, limit: number, dictionary: TermDictionary): Centroid {
+export function centroidOf(entries: Iterable<readonly [string, number]>, limit: number, dictionary: TermDictionary): Centroid;
+/** The same, keeping the untrimmed terms, weights and ids beside it (a graduating turn's vector). */
+export function centroidOf(
+  entries: Iterable<readonly [string, number]>,
+  limit: number,
+  dictionary: TermDictionary,
+  keepUntrimmed: unknown,
+): Centroid & { untrimmed: Centroid };
+export function centroidOf(
+  entries: Iterable<readonly [string, number]>,
+  limit: number,
+  dictionary: TermDictionary,
+  keepUntrimmed?: unknown,
+): Centroid | (Centroid & { untrimmed: Centroid }) {
   const weightOf = entries instanceof Map ? (entries as ReadonlyMap<string, number>) : new Map(entries);
   // The default sort compares strings as `<` does (UTF-16 code units), without a callback per comparison.
   const terms = [...weightOf.keys()].sort();
@@ -70,8 +83,9 @@ export function centroidOf(entries: Iterable<readonly [string, number]>, limit: 
     weights[index] = weightOf.get(term) as number;
     ids[index] = dictionary.id(term);
   }
-  if (terms.length <= limit) return { terms, weights, ids, norm: normOf(weights) };
-  return trimmed(terms, weights, ids, terms.length, limit);
+  const whole: Centroid = { terms, weights, ids, norm: terms.length <= limit ? normOf(weights) : 0 };
+  const centroid = terms.length <= limit ? whole : trimmed(terms, weights, ids, terms.length, limit);
+  return keepUntrimmed === undefined ? centroid : { ...centroid, untrimmed: whole };
 }
 
 /** A stored centroid (entries in term order) as `querySimilarity` reads it, norm included. */

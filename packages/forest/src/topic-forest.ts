@@ -175,9 +175,11 @@ export class TopicForest {
     if (this.nodes.has(turn.id))
       throw new ForestIntegrityError(`Turn ${turn.id} has already graduated into the forest.`, [turn.id]);
     const vector = this.tfidf.addDocument(turn.text);
-    const nearest = this.nearestToVector(vector, 1)[0];
+    // The turn's own centroid (term order, ids assigned) serves the search for its nearest cluster too.
+    const centroid = centroidOf(vector, this.config.maxCentroidTerms, this.dictionary, vector);
+    const nearest = this.nearestToCentroid(vector, centroid);
     this.time += 1;
-    this.addSingleton(turn, vector);
+    this.addSingleton(turn, centroid);
     let clusterId = turn.id;
     let joined: string | null = null;
     if (nearest && nearest.similarity >= this.config.mergeThreshold) {
@@ -438,7 +440,7 @@ export class TopicForest {
     throw new ForestIntegrityError(`Parent pointers from ${id} form a cycle.`, [...visited]);
   }
 
-  private addSingleton(turn: GraduatingTurn, vector: Map<string, number>): void {
+  private addSingleton(turn: GraduatingTurn, centroid: Centroid): void {
     this.nodes.set(turn.id, {
       id: turn.id,
       parent: turn.id,
@@ -459,7 +461,7 @@ export class TopicForest {
       dirty: true,
       pendingChain: { first: turn.id, last: turn.id },
       absorbedSummaries: [],
-      centroid: centroidOf(vector, this.config.maxCentroidTerms, this.dictionary),
+      centroid,
       firstTimestamp: turn.timestamp,
       lastTimestamp: turn.timestamp,
       touched: this.time,
@@ -542,6 +544,29 @@ export class TopicForest {
     }
     scored.sort((a, b) => b.similarity - a.similarity || a.order - b.order);
     return scored.slice(0, k).map(({ clusterId, similarity }) => ({ clusterId, similarity }));
+  }
+
+  /**
+   * nearestToVector(vector, 1) for a graduating turn whose untrimmed terms, weights and ids are in
+   * `own`: no lookup of its terms again.
+   */
+  private nearestToCentroid(
+    vector: SparseVector,
+    own: Centroid & { untrimmed: Centroid },
+  ): { clusterId: string; similarity: number } | undefined {
+    const { ids, weights } = own.untrimmed;
+    const scratch = this.dictionary.scratch();
+    for (let index = 0; index < ids.length; index += 1) scratch[ids[index] as number] = weights[index] as number;
+    const norm = vectorNorm(vector);
+    let best: { clusterId: string; similarity: number } | undefined;
+    for (const clusterId of this.roots) {
+      const cluster = this.clusterRecords.get(clusterId) as ClusterRecord;
+      if (cluster.dropped) continue;
+      const similarity = scratchSimilarity(scratch, norm, cluster.centroid);
+      if (!best || similarity > best.similarity) best = { clusterId, similarity };
+    }
+    for (let index = 0; index < ids.length; index += 1) scratch[ids[index] as number] = 0;
+    return best;
   }
 
   private centroidOf(clusterId: string): Centroid {
