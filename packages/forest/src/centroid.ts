@@ -8,13 +8,17 @@
 
 import type { SparseVector } from './sparse-vector.ts';
 
+/**
+ * The entries are the first `terms.length` of each array: the typed arrays may be longer (a
+ * cluster's centroid is merged in place, in arrays sized for the term cap).
+ */
 export interface Centroid {
   /** Strictly increasing. */
-  readonly terms: readonly string[];
-  readonly weights: Float64Array;
-  readonly norm: number;
+  terms: string[];
+  weights: Float64Array;
+  norm: number;
   /** Each term's id in the forest's term dictionary (lookups only, never an order). */
-  readonly ids: Int32Array;
+  ids: Int32Array;
 }
 
 /** Term → a small integer, so similarities read a dense array instead of hashing strings. */
@@ -49,9 +53,9 @@ export class TermDictionary {
   }
 }
 
-function normOf(weights: Float64Array): number {
+function normOf(weights: Float64Array, count = weights.length): number {
   let sum = 0;
-  for (let index = 0; index < weights.length; index += 1) {
+  for (let index = 0; index < count; index += 1) {
     const weight = weights[index] as number;
     sum += weight * weight;
   }
@@ -83,8 +87,13 @@ export function centroidOf(
     weights[index] = weightOf.get(term) as number;
     ids[index] = dictionary.id(term);
   }
+  // `whole` is read for its terms, weights and ids only (its norm is not needed then).
   const whole: Centroid = { terms, weights, ids, norm: terms.length <= limit ? normOf(weights) : 0 };
-  const centroid = terms.length <= limit ? whole : trimmed(terms, weights, ids, terms.length, limit);
+  let centroid = whole;
+  if (terms.length > limit) {
+    centroid = { terms: [], weights: new Float64Array(limit), ids: new Int32Array(limit), norm: 0 };
+    trimInto(centroid, terms, weights, ids, terms.length, limit);
+  }
   return keepUntrimmed === undefined ? centroid : { ...centroid, untrimmed: whole };
 }
 
@@ -101,21 +110,36 @@ export function centroidEntries(centroid: Centroid): Array<[string, number]> {
   return centroid.terms.map((term, index) => [term, centroid.weights[index] as number]);
 }
 
-/** Where a merge writes before trimming (reused: a merge's output is copied out at its final size). */
-let mergedTerms: string[] = [];
-let mergedWeights = new Float64Array(1024);
-let mergedIds = new Int32Array(1024);
-
 /**
  * The centroid of two clusters weighted by their sizes (see weightedCentroid): an empty side
  * contributes nothing. One merge of the two term-ordered lists, then the `limit` heaviest terms.
+ * A new centroid; the forest merges in place (mergeInto).
  */
 export function mergeCentroids(left: Centroid, leftSize: number, right: Centroid, rightSize: number, limit: number): Centroid {
-  if (left.terms.length === 0) return trimmed(right.terms, right.weights, right.ids, right.terms.length, limit);
-  if (right.terms.length === 0) return trimmed(left.terms, left.weights, left.ids, left.terms.length, limit);
-  const total = leftSize + rightSize;
-  const leftCount = left.terms.length;
+  const count = left.terms.length;
+  const copy: Centroid = {
+    terms: [...left.terms],
+    weights: left.weights.slice(0, count),
+    ids: left.ids.slice(0, count),
+    norm: left.norm,
+  };
+  mergeInto(copy, leftSize, right, rightSize, limit);
+  return copy;
+}
+
+/** mergeCentroids with `target` (the left side) as the result, in place. */
+export function mergeInto(target: Centroid, leftSize: number, right: Centroid, rightSize: number, limit: number): void {
+  const leftCount = target.terms.length;
   const rightCount = right.terms.length;
+  if (rightCount === 0) {
+    trimInto(target, target.terms, target.weights, target.ids, leftCount, limit);
+    return;
+  }
+  if (leftCount === 0) {
+    trimInto(target, right.terms, right.weights, right.ids, rightCount, limit);
+    return;
+  }
+  const total = leftSize + rightSize;
   if (mergedWeights.length < leftCount + rightCount) {
     mergedWeights = new Float64Array((leftCount + rightCount) * 2);
     mergedIds = new Int32Array((leftCount + rightCount) * 2);
@@ -123,7 +147,9 @@ export function mergeCentroids(left: Centroid, leftSize: number, right: Centroid
   const terms = mergedTerms;
   const weights = mergedWeights;
   const ids = mergedIds;
-  const leftTerms = left.terms;
+  const leftTerms = target.terms;
+  const leftWeights = target.weights;
+  const leftIds = target.ids;
   const rightTerms = right.terms;
   let i = 0;
   let j = 0;
@@ -133,8 +159,8 @@ export function mergeCentroids(left: Centroid, leftSize: number, right: Centroid
     const r = rightTerms[j] as string;
     if (l < r) {
       terms[count] = l;
-      ids[count] = left.ids[i] as number;
-      weights[count] = ((left.weights[i] as number) * leftSize) / total;
+      ids[count] = leftIds[i] as number;
+      weights[count] = ((leftWeights[i] as number) * leftSize) / total;
       i += 1;
     } else if (r < l) {
       terms[count] = r;
@@ -143,8 +169,8 @@ export function mergeCentroids(left: Centroid, leftSize: number, right: Centroid
       j += 1;
     } else {
       terms[count] = l;
-      ids[count] = left.ids[i] as number;
-      weights[count] = ((left.weights[i] as number) * leftSize) / total + ((right.weights[j] as number) * rightSize) / total;
+      ids[count] = leftIds[i] as number;
+      weights[count] = ((leftWeights[i] as number) * leftSize) / total + ((right.weights[j] as number) * rightSize) / total;
       i += 1;
       j += 1;
     }
@@ -152,47 +178,83 @@ export function mergeCentroids(left: Centroid, leftSize: number, right: Centroid
   }
   for (; i < leftCount; i += 1, count += 1) {
     terms[count] = leftTerms[i] as string;
-    ids[count] = left.ids[i] as number;
-    weights[count] = ((left.weights[i] as number) * leftSize) / total;
+    ids[count] = leftIds[i] as number;
+    weights[count] = ((leftWeights[i] as number) * leftSize) / total;
   }
   for (; j < rightCount; j += 1, count += 1) {
     terms[count] = rightTerms[j] as string;
     ids[count] = right.ids[j] as number;
     weights[count] = ((right.weights[j] as number) * rightSize) / total;
   }
-  const result = trimmed(terms, weights, ids, count, limit);
-  // The strings stay referenced by the result only.
+  trimInto(target, terms, weights, ids, count, limit);
+  // The merge buffer keeps no strings alive past a large merge.
   if (mergedTerms.length > 4096) mergedTerms = [];
-  return result;
 }
 
+/** Where a merge writes before trimming (reused). */
+let mergedTerms: string[] = [];
+let mergedWeights = new Float64Array(1024);
+let mergedIds = new Int32Array(1024);
+
 /**
- * The first `count` entries with only the `limit` heaviest terms kept (ties: the lower term stays),
- * in term order, copied into arrays of their own. The lightest are found by selection, not by
- * sorting every term.
+ * Writes the first `count` entries (which may be `target`'s own arrays) into `target` with only the
+ * `limit` heaviest terms kept (ties: the lower term stays), in term order. The lightest are found
+ * by selection, not by sorting every term.
  */
-function trimmed(terms: readonly string[], weights: Float64Array, ids: Int32Array, count: number, limit: number): Centroid {
+function trimInto(
+  target: Centroid,
+  terms: readonly string[],
+  weights: Float64Array,
+  ids: Int32Array,
+  count: number,
+  limit: number,
+): void {
+  const size = Math.min(count, limit);
+  if (target.weights.length < size) {
+    // Sized for the cap: a cluster's centroid is then merged in the same arrays from here on.
+    const capacity = Math.max(size, Math.min(limit, 256));
+    const grownWeights = new Float64Array(capacity);
+    const grownIds = new Int32Array(capacity);
+    if (weights === target.weights) {
+      grownWeights.set(weights.subarray(0, count));
+      grownIds.set(ids.subarray(0, count));
+      weights = grownWeights;
+      ids = grownIds;
+    }
+    target.weights = grownWeights;
+    target.ids = grownIds;
+  }
+  const outTerms = target.terms;
+  const outWeights = target.weights;
+  const outIds = target.ids;
   if (count <= limit) {
-    const keptWeights = weights.slice(0, count);
-    return { terms: terms.slice(0, count), weights: keptWeights, ids: ids.slice(0, count), norm: normOf(keptWeights) };
+    if (weights !== outWeights) {
+      for (let index = 0; index < count; index += 1) {
+        outTerms[index] = terms[index] as string;
+        outWeights[index] = weights[index] as number;
+        outIds[index] = ids[index] as number;
+      }
+    }
+    outTerms.length = count;
+    target.norm = normOf(outWeights, count);
+    return;
   }
   const threshold = kthLargest(weights, count, limit);
   let ties = limit;
   for (let index = 0; index < count; index += 1) if ((weights[index] as number) > threshold) ties -= 1;
-  const keptTerms = new Array<string>(limit);
-  const keptWeights = new Float64Array(limit);
-  const keptIds = new Int32Array(limit);
+  // Writing never overtakes reading (kept ≤ index), so `target`'s own arrays may be both.
   let kept = 0;
   for (let index = 0; index < count; index += 1) {
     const weight = weights[index] as number;
     if (weight > threshold || (weight === threshold && ties-- > 0)) {
-      keptTerms[kept] = terms[index] as string;
-      keptWeights[kept] = weight;
-      keptIds[kept] = ids[index] as number;
+      outTerms[kept] = terms[index] as string;
+      outWeights[kept] = weight;
+      outIds[kept] = ids[index] as number;
       kept += 1;
     }
   }
-  return { terms: keptTerms, weights: keptWeights, ids: keptIds, norm: normOf(keptWeights) };
+  outTerms.length = kept;
+  target.norm = normOf(outWeights, kept);
 }
 
 let selection = new Float64Array(512);
@@ -254,7 +316,8 @@ export function scratchSimilarity(scratch: Float64Array, queryNorm: number, cent
   if (queryNorm === 0 || centroid.norm === 0) return 0;
   let dot = 0;
   const { ids, weights } = centroid;
-  for (let index = 0; index < ids.length; index += 1) {
+  const count = centroid.terms.length;
+  for (let index = 0; index < count; index += 1) {
     const weight = scratch[ids[index] as number] as number;
     if (weight !== 0) dot += weight * (weights[index] as number);
   }
@@ -265,8 +328,9 @@ export function scratchSimilarity(scratch: Float64Array, queryNorm: number, cent
 export function centroidSimilarity(left: Centroid, right: Centroid, dictionary: TermDictionary): number {
   if (left.norm === 0 || right.norm === 0) return 0;
   const scratch = dictionary.scratch();
-  for (let index = 0; index < left.ids.length; index += 1) scratch[left.ids[index] as number] = left.weights[index] as number;
+  const count = left.terms.length;
+  for (let index = 0; index < count; index += 1) scratch[left.ids[index] as number] = left.weights[index] as number;
   const similarity = scratchSimilarity(scratch, left.norm, right);
-  for (const id of left.ids) scratch[id] = 0;
+  for (let index = 0; index < count; index += 1) scratch[left.ids[index] as number] = 0;
   return similarity;
 }

@@ -10,7 +10,7 @@ import {
   centroidEntries,
   centroidOf,
   centroidSimilarity,
-  mergeCentroids,
+  mergeInto,
   scratchSimilarity,
   TermDictionary,
 } from './centroid.ts';
@@ -219,13 +219,7 @@ export class TopicForest {
       a.members > b.members || (a.members === b.members && this.roots.indexOf(a.id) < this.roots.indexOf(b.id)) ? [a, b] : [b, a];
     (this.nodes.get(absorbed.id) as NodeRecord).parent = kept.id;
     if (!this.changedNodes.has(absorbed.id)) this.changedNodes.set(absorbed.id, 'merged');
-    kept.centroid = mergeCentroids(
-      kept.centroid,
-      kept.members,
-      absorbed.centroid,
-      absorbed.members,
-      this.config.maxCentroidTerms,
-    );
+    mergeInto(kept.centroid, kept.members, absorbed.centroid, absorbed.members, this.config.maxCentroidTerms);
     this.forgetPairs(kept.id);
     this.forgetPairs(absorbed.id);
     kept.members += absorbed.members;
@@ -461,7 +455,8 @@ export class TopicForest {
       dirty: true,
       pendingChain: { first: turn.id, last: turn.id },
       absorbedSummaries: [],
-      centroid,
+      // Its own object: a centroid is merged in place once the cluster absorbs another.
+      centroid: { terms: centroid.terms, weights: centroid.weights, ids: centroid.ids, norm: centroid.norm },
       firstTimestamp: turn.timestamp,
       lastTimestamp: turn.timestamp,
       touched: this.time,
