@@ -1,6 +1,8 @@
-// Compaction as a turn. The strategy plans and summarizes outside any transaction (a model call
-// can take seconds); the compaction turn is then written in one transaction that first checks the
-// session has not been compacted meanwhile. A failure at any step writes nothing.
+// Compaction as a turn. The window (and the strategy's own state) is read once; the strategy plans
+// and summarizes outside any transaction (a model call can take seconds) with no store I/O; the
+// compaction turn and the strategy's state are then written in one transaction, compare-and-set on
+// the head (compaction/write-compaction.ts, shared with recordCompaction). A compaction that landed
+// meanwhile is a HeadConflictError; a failure at any step writes nothing.
 
 import {
   type CompactionTrigger,

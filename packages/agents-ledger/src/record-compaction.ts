@@ -1,7 +1,8 @@
 // Records a compaction that was made elsewhere: a transcript imported from Claude Code, Codex or pi
 // already says where its compactions cut and what their summaries read, so no summarizer runs.
-// The turn is written exactly as `compact` writes one (same derived columns, same pointers, same
-// token accounting) so every reader, doctor and a later `compact` cannot tell the difference;
+// The turn is written by `compact`'s own write path (compaction/write-compaction.ts: same derived
+// columns, same pointers, same token accounting) so every reader, doctor and a later `compact`
+// cannot tell the difference;
 // only the shrink check is left out, because the source decided to compact and we record it.
 
 import {
