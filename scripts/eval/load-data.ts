@@ -9,8 +9,7 @@
 
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { importableContent } from '../../packages/agents-ledger/src/import/message-content.ts';
-import { type Conversation, validateConversation } from '../../packages/agents-ledger/src/index.ts';
+import { type Conversation, importableContent, validateConversation } from '../../packages/agents-ledger/src/index.ts';
 
 /** A data file the evaluation cannot use: exit code 1, with the file named. */
 export class DataError extends Error {}

@@ -13,7 +13,7 @@ import {
   type TokenCounter,
   type Turn,
 } from '@nexus/core';
-import { fromDriverError, type LedgerStore, legacyDatabaseOf, openLedgerStore } from '@nexus/db';
+import { type LedgerStore, openLedgerStore } from '@nexus/db';
 import type { ForestConfig } from '@nexus/forest';
 import { createExtractiveSummarizer, type Summarizer } from '@nexus/summarizers';
 import { type AppendTurnInput, appendTurns } from './append-turn.ts';
@@ -147,7 +147,6 @@ export function createAgentsLedger(options: AgentsLedgerOptions): AgentsLedger {
   for (const strategy of options.strategies ?? []) strategies.set(strategy.name, strategy);
   const ledger: LedgerContext = {
     store: options.store,
-    database: legacyDatabaseOf(options.store),
     tokenCounter,
     summarizer: options.summarizer ?? createExtractiveSummarizer({ tokenCounter }),
     strategies,
@@ -163,21 +162,19 @@ export function createAgentsLedger(options: AgentsLedgerOptions): AgentsLedger {
   return {
     store: options.store,
     tokenCounter,
-    createSession: guarded(async (input) => createSession(ledger, input)),
-    getSession: guarded(async (sessionId) => getSession(ledger, sessionId)),
-    calibrate: guarded(async (sessionId, report) => calibrateSession(ledger, sessionId, report)),
-    listSessions: guarded(async (listOptions) => listSessions(ledger, listOptions)),
-    appendTurn: guarded(async (sessionId, input) => (await appendTurns(ledger, sessionId, [input]))[0] as NormalTurn),
-    appendTurns: guarded(async (sessionId, inputs) => appendTurns(ledger, sessionId, inputs)),
-    getTurn: guarded(
-      async (turnId) => (await turnsWithEventLinks(ledger.store, [await requireTurnRow(ledger.store, turnId)]))[0] as Turn,
-    ),
-    turnsCiting: guarded(async (eventId) => {
+    createSession: async (input) => createSession(ledger, input),
+    getSession: async (sessionId) => getSession(ledger, sessionId),
+    calibrate: async (sessionId, report) => calibrateSession(ledger, sessionId, report),
+    listSessions: async (listOptions) => listSessions(ledger, listOptions),
+    appendTurn: async (sessionId, input) => (await appendTurns(ledger, sessionId, [input]))[0] as NormalTurn,
+    appendTurns: async (sessionId, inputs) => appendTurns(ledger, sessionId, inputs),
+    getTurn: async (turnId) => (await turnsWithEventLinks(ledger.store, [await requireTurnRow(ledger.store, turnId)]))[0] as Turn,
+    turnsCiting: async (eventId) => {
       if (typeof eventId !== 'string' || (await ledger.store.missingEventIds([eventId])).length > 0)
         throw new EventNotFoundError(String(eventId));
       return ledger.store.turnsCitingEvent(eventId);
-    }),
-    buildContext: guarded(async (turnId, contextOptions) =>
+    },
+    buildContext: async (turnId, contextOptions) =>
       contextOptions?.retrieval
         ? buildHybridContext(
             ledger,
@@ -186,51 +183,27 @@ export function createAgentsLedger(options: AgentsLedgerOptions): AgentsLedger {
             await semanticQuery(ledger, ledger.embedder, turnId, contextOptions.query),
           )
         : buildContext(ledger, turnId, contextOptions),
-    ),
-    getFullHistory: (turnId, historyOptions) => guardedIteration(getFullHistory(ledger, turnId, historyOptions)),
-    getSummarizedTurns: guarded(async (compactionTurnId) => getSummarizedTurns(ledger, compactionTurnId)),
-    findLatestCompaction: guarded(async (turnId) => findLatestCompaction(ledger, turnId)),
-    findCompactionThatSummarized: guarded(async (turnId, findOptions) =>
-      findCompactionThatSummarized(ledger, turnId, findOptions),
-    ),
-    forkFrom: guarded(async (turnId, forkOptions = {}) => forkFrom(ledger, turnId, forkOptions)),
-    tree: guarded(async (sessionId) => tree(ledger, sessionId)),
-    contextUsage: guarded(async (sessionId) => contextUsage(ledger, sessionId)),
-    shouldCompact: guarded(async (sessionId) => (await contextUsage(ledger, sessionId)).shouldCompact),
-    compact: guarded((sessionId, compactOptions) => compact(ledger, sessionId, compactOptions)),
-    recordCompaction: guarded(async (sessionId, input) => recordCompaction(ledger, sessionId, input)),
-    search: guarded(async (query, searchOptions) => searchTurns(ledger, query, searchOptions)),
-    doctor: guarded(async () => checkLedger(ledger)),
-    retrieve: guarded(async (atTurnId, retrieveOptions) => retrieveTurns(ledger, atTurnId, retrieveOptions)),
-    topics: guarded(async (sessionId) => listTopics(ledger, sessionId)),
-    findTopic: guarded(async (turnId, topicOptions) => findTopic(ledger, turnId, topicOptions?.sessionId)),
-    expandTopic: guarded(async (clusterId, topicOptions) => expandTopic(ledger, clusterId, topicOptions?.sessionId)),
-    dropTopic: guarded(async (clusterId, topicOptions) => setTopicDropped(ledger, clusterId, true, topicOptions?.sessionId)),
-    restoreTopic: guarded(async (clusterId, topicOptions) => setTopicDropped(ledger, clusterId, false, topicOptions?.sessionId)),
-    canon: guarded(async (turnId, canonOptions) => canonicalCompaction(ledger, turnId, canonOptions?.sessionId)),
+    getFullHistory: (turnId, historyOptions) => getFullHistory(ledger, turnId, historyOptions),
+    getSummarizedTurns: async (compactionTurnId) => getSummarizedTurns(ledger, compactionTurnId),
+    findLatestCompaction: async (turnId) => findLatestCompaction(ledger, turnId),
+    findCompactionThatSummarized: async (turnId, findOptions) => findCompactionThatSummarized(ledger, turnId, findOptions),
+    forkFrom: async (turnId, forkOptions = {}) => forkFrom(ledger, turnId, forkOptions),
+    tree: async (sessionId) => tree(ledger, sessionId),
+    contextUsage: async (sessionId) => contextUsage(ledger, sessionId),
+    shouldCompact: async (sessionId) => (await contextUsage(ledger, sessionId)).shouldCompact,
+    compact: (sessionId, compactOptions) => compact(ledger, sessionId, compactOptions),
+    recordCompaction: async (sessionId, input) => recordCompaction(ledger, sessionId, input),
+    search: async (query, searchOptions) => searchTurns(ledger, query, searchOptions),
+    doctor: async () => checkLedger(ledger),
+    retrieve: async (atTurnId, retrieveOptions) => retrieveTurns(ledger, atTurnId, retrieveOptions),
+    topics: async (sessionId) => listTopics(ledger, sessionId),
+    findTopic: async (turnId, topicOptions) => findTopic(ledger, turnId, topicOptions?.sessionId),
+    expandTopic: async (clusterId, topicOptions) => expandTopic(ledger, clusterId, topicOptions?.sessionId),
+    dropTopic: async (clusterId, topicOptions) => setTopicDropped(ledger, clusterId, true, topicOptions?.sessionId),
+    restoreTopic: async (clusterId, topicOptions) => setTopicDropped(ledger, clusterId, false, topicOptions?.sessionId),
+    canon: async (turnId, canonOptions) => canonicalCompaction(ledger, turnId, canonOptions?.sessionId),
     close: () => options.store.close(),
   };
-}
-
-/** Every public operation turns driver errors into StorageErrors on the way out. */
-function guarded<Arguments extends unknown[], Result>(
-  operation: (...args: Arguments) => Promise<Result>,
-): (...args: Arguments) => Promise<Result> {
-  return async (...args) => {
-    try {
-      return await operation(...args);
-    } catch (error) {
-      throw fromDriverError(error);
-    }
-  };
-}
-
-async function* guardedIteration<T>(iterable: AsyncGenerator<T>): AsyncGenerator<T> {
-  try {
-    yield* iterable;
-  } catch (error) {
-    throw fromDriverError(error);
-  }
 }
 
 /** How `openAgentsLedger` opens the file: read-only, or refusing one that does not exist. */

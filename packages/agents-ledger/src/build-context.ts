@@ -198,6 +198,3 @@ async function loadCandidates(
   }
   return newestFirst.reverse();
 }
-
-// TRANSITIONAL (issue 14): modules still importing these from here; they live in chain-arithmetic.ts.
-export { contextTokensAt, effectiveCompaction, rawStartDepth } from './chain-arithmetic.ts';

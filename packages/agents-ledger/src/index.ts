@@ -18,6 +18,7 @@ export type { Conversation, ConversationMessage, ConversationQuestion } from './
 export { parseConversation, validateConversation } from './import/conversation-file.ts';
 export type { ImportOptions, ImportResult } from './import/import-conversation.ts';
 export { importConversation } from './import/import-conversation.ts';
+export { importableContent } from './import/message-content.ts';
 export type { RecordCompactionInput } from './record-compaction.ts';
 export type { RecallTuning } from './retrieval/recall-turns.ts';
 export { DEFAULT_RECALL_TUNING } from './retrieval/recall-turns.ts';

@@ -2,7 +2,7 @@
 // token counter, summarizer, strategies). Built once by createAgentsLedger.
 
 import type { Embedder, IdGenerator, TokenCounter } from '@nexus/core';
-import type { LedgerDatabase, LedgerStore } from '@nexus/db';
+import type { LedgerStore } from '@nexus/db';
 import type { ForestConfig } from '@nexus/forest';
 import type { Summarizer } from '@nexus/summarizers';
 import type { CompactionStrategy } from './compaction/compaction-strategy.ts';
@@ -13,8 +13,6 @@ import type { ForestCache } from './topics/forest-cache.ts';
 export interface LedgerContext {
   /** Every read and write goes through the store (packages/db/src/store/ledger-store.ts). */
   store: LedgerStore;
-  /** TRANSITIONAL (issue 14): the SQLite connection, for modules not yet ported to the store. */
-  database: LedgerDatabase;
   tokenCounter: TokenCounter;
   summarizer: Summarizer;
   strategies: ReadonlyMap<string, CompactionStrategy>;

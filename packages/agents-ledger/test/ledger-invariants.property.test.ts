@@ -349,16 +349,16 @@ class Model {
       full: op.full,
     });
     this.contexts += 1;
-    this.checkBuiltContext(context, session.line, index, view, op);
+    await this.checkBuiltContext(context, session.line, index, view, op);
   }
 
-  checkBuiltContext(
+  async checkBuiltContext(
     context: BuiltContext,
     line: readonly string[],
     index: number,
     view: SessionModel,
     op: { budget: number | undefined; systemPrompt: boolean; full: boolean },
-  ): void {
+  ): Promise<void> {
     // Within budget, and `tokens` is what system + messages really cost.
     expect(context.tokens).toBe(recomputeTokens(this.ledger, context));
     if (op.budget !== undefined) expect(context.tokens).toBeLessThanOrEqual(op.budget);
@@ -554,7 +554,7 @@ async function checkFinalInvariants(model: Model, finalBudgets: readonly (number
     // Context at the head, at several budgets.
     for (const budget of finalBudgets) {
       const context = await ledger.buildContext(head, { sessionId: session.id, budgetTokens: budget });
-      model.checkBuiltContext(context, session.line, session.line.length - 1, session, {
+      await model.checkBuiltContext(context, session.line, session.line.length - 1, session, {
         budget,
         systemPrompt: false,
         full: false,

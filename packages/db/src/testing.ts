@@ -18,7 +18,9 @@ export function openRawSqlite(path: string, options: { readonly?: boolean } = {}
  */
 export function withTurnTriggersLifted<T>(sqlite: RawSqlite, work: () => T): T {
   const triggers = sqlite
-    .prepare("SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'agent_turns' AND name LIKE 'agent_turns_no_%'")
+    .prepare(
+      "SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'agent_turns' AND name LIKE 'agent_turns_no_%'",
+    )
     .all() as Array<{ name: string; sql: string }>;
   for (const trigger of triggers) sqlite.exec(`DROP TRIGGER "${trigger.name}"`);
   try {

@@ -6,6 +6,7 @@ import type { LedgerStore } from '../src/index.ts';
 import { eventContract } from './contract/event-contract.ts';
 import { forestContract } from './contract/forest-contract.ts';
 import { importContract } from './contract/import-contract.ts';
+import { maintenanceContract } from './contract/maintenance-contract.ts';
 import { searchContract } from './contract/search-contract.ts';
 import { transactionContract } from './contract/transaction-contract.ts';
 import { turnContract } from './contract/turn-contract.ts';
@@ -23,5 +24,6 @@ export function runStoreContract(engine: string, subject: StoreUnderTest): void 
     searchContract(subject);
     forestContract(subject);
     importContract(subject);
+    maintenanceContract(subject);
   });
 }

@@ -3,7 +3,7 @@
 // ledger (the agents ledger owns the link from turns to the events they cite: turnsCiting is there).
 
 import { generateId as defaultGenerateId, type IdGenerator, type LedgerEvent } from '@nexus/core';
-import { fromDriverError, type LedgerStore, openLedgerStore } from '@nexus/db';
+import { type LedgerStore, openLedgerStore } from '@nexus/db';
 import { type AppendedEvent, appendEvents } from './append-events.ts';
 import { checkAgainstCheckpoint, type EventsCheckpoint, takeCheckpoint } from './checkpoint.ts';
 import type { EventsContext } from './events-context.ts';
@@ -50,15 +50,9 @@ export function createEventsLedger(options: EventsLedgerOptions): EventsLedger {
     now: options.now ?? Date.now,
     generateId: options.generateId ?? defaultGenerateId,
   };
-  // Stores already turn driver errors into LedgerErrors; this catches what a synchronous throw
-  // before the first await would otherwise let escape as a throw instead of a rejection.
-  const guard = async <T>(work: () => Promise<T> | T): Promise<T> => {
-    try {
-      return await work();
-    } catch (error) {
-      throw fromDriverError(error);
-    }
-  };
+  // Stores already turn driver errors into LedgerErrors; this makes a synchronous throw before
+  // the first await (bad input) a rejection like every other failure.
+  const guard = async <T>(work: () => Promise<T> | T): Promise<T> => work();
   return {
     store,
     append: (input) => guard(async () => (await appendEvents(context, [input]))[0] as AppendedEvent),

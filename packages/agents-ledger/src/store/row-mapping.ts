@@ -4,7 +4,7 @@
 import type { ContentBlock, Session, SessionCalibration, Turn } from '@nexus/core';
 import type { SessionRecord, StoredTurn } from '@nexus/db';
 
-/** `eventIds` comes from turn_events; readers that show links pass it (see store/event-links.ts). */
+/** `eventIds` are the events the turn cites; readers that show links pass them (see store/event-links.ts). */
 export function turnFromRow(row: StoredTurn, eventIds: string[] = []): Turn {
   const base = {
     id: row.id,

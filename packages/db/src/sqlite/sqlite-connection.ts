@@ -4,7 +4,7 @@
 
 import type Database from 'better-sqlite3';
 import type { BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
-import type * as schema from '../schema.ts';
+import type * as schema from './schema.ts';
 
 export interface SqliteConnection {
   readonly sqlite: Database.Database;

@@ -4,13 +4,13 @@
 // handle.
 
 import { StorageError } from '@nexus/core';
-import { fromDriverError } from '../driver-errors.ts';
-import { type LedgerDatabase, type OpenDatabaseOptions, openDatabase } from '../open-database.ts';
 import type { LedgerStore, StoreOperations } from '../store/ledger-store.ts';
+import { fromDriverError } from './driver-errors.ts';
 import { eventQueries } from './event-queries.ts';
 import { forestQueries } from './forest-queries.ts';
 import { importQueries } from './import-queries.ts';
 import { maintenanceQueries } from './maintenance-queries.ts';
+import { type OpenDatabaseOptions, openDatabase } from './open-database.ts';
 import { searchQueries } from './search-queries.ts';
 import { createConnection, type SqliteConnection, type Synchronous } from './sqlite-connection.ts';
 import { turnQueries } from './turn-queries.ts';
@@ -98,15 +98,5 @@ export function openSqliteStore(options: OpenSqliteStoreOptions): LedgerStore {
       database.close();
     },
   };
-  legacyDatabases.set(ledgerStore, database);
   return ledgerStore;
-}
-
-// TRANSITIONAL (issue 14): modules not yet ported to the store reach the connection through this.
-// Deleted once every module goes through LedgerStore.
-const legacyDatabases = new WeakMap<LedgerStore, LedgerDatabase>();
-export function legacyDatabaseOf(store: LedgerStore): LedgerDatabase {
-  const database = legacyDatabases.get(store);
-  if (!database) throw new Error('Not a SQLite store.');
-  return database;
 }

@@ -5,7 +5,6 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { LedgerStore } from '../../src/index.ts';
 import type { StoreUnderTest } from '../store-contract.ts';
 import { appendRows, sessionWithTurns, turnRecord } from './ledger-rows.ts';
-import { maintenanceContract } from './maintenance-contract.ts';
 
 export function importContract(subject: StoreUnderTest): void {
   describe('transcript imports', () => {
@@ -154,7 +153,4 @@ export function importContract(subject: StoreUnderTest): void {
       expect(await store.turnAtTime('no-such-session', 9_999)).toBeUndefined();
     });
   });
-
-  // Doctor's scans (store/maintenance-store.ts). TODO(lead): call this from store-contract.ts and drop it here.
-  maintenanceContract(subject);
 }

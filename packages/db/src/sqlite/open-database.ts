@@ -61,7 +61,7 @@ function requireLedgerFile(file: string): void {
   }
 }
 
-const MIGRATIONS_FOLDER = fileURLToPath(new URL('../drizzle', import.meta.url));
+const MIGRATIONS_FOLDER = fileURLToPath(new URL('../../drizzle', import.meta.url));
 
 export function openDatabase(options: OpenDatabaseOptions): LedgerDatabase {
   const inMemory = options.path === ':memory:' || options.path === '';

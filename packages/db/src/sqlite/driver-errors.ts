@@ -23,7 +23,3 @@ export function fromDriverError(error: unknown): unknown {
   }
   return new StorageError(`The ledger database refused the operation (${code}): ${error.message}`, { cause: error });
 }
-
-// TRANSITIONAL (issue 14): what an FTS5 error in an advanced query means lives with the SQLite
-// search queries now; re-exported until the package index stops exporting it.
-export { withSearchErrors } from './sqlite/fts5-query.ts';
