@@ -1,4 +1,5 @@
-// appendTurn throughput, one turn per transaction and 1000 per transaction, against raw better-sqlite3 inserts measured in interleaved rounds.
+// appendTurn throughput, one turn per transaction and 1000 per transaction, against raw better-sqlite3 inserts (without and with
+// the ledger's FTS5 index, the second showing the gap that is the ledger's own) measured in interleaved rounds.
 
 import { join } from 'node:path';
 import { type AppendTurnInput, openAgentsLedger } from '../../packages/agents-ledger/src/index.ts';
@@ -38,76 +39,89 @@ export async function benchmarkAppendThroughput(options: AppendThroughputOptions
     const offset = (round * 7 + index * 131) % inputs.length;
     return [...inputs.slice(offset), ...inputs.slice(0, offset)];
   };
-  // A fresh file for each of the four stores.
-  const ledgerForSingles = openAgentsLedger(join(options.directory, 'append-ledger-single.sqlite'));
-  const ledgerForBatches = openAgentsLedger(join(options.directory, 'append-ledger-batched.sqlite'));
-  const rawForSingles = openRawTurnStore(join(options.directory, 'append-raw-single.sqlite'));
-  const rawForBatches = openRawTurnStore(join(options.directory, 'append-raw-batched.sqlite'));
+  // A fresh file for each of the six stores.
+  const file = (name: string) => join(options.directory, `append-${name}.sqlite`);
+  const ledgerForSingles = openAgentsLedger(file('ledger-single'));
+  const ledgerForBatches = openAgentsLedger(file('ledger-batched'));
+  const raw = { single: openRawTurnStore(file('raw-single')), batched: openRawTurnStore(file('raw-batched')) };
+  const rawFts = {
+    single: openRawTurnStore(file('raw-fts-single'), { fullText: true }),
+    batched: openRawTurnStore(file('raw-fts-batched'), { fullText: true }),
+  };
   try {
     const singleSession = await ledgerForSingles.createSession({ settings: BENCH_SESSION_SETTINGS });
     const batchSession = await ledgerForBatches.createSession({ settings: BENCH_SESSION_SETTINGS });
-    const rates = {
-      ledgerSingle: [] as number[],
-      rawSingle: [] as number[],
-      ledgerBatched: [] as number[],
-      rawBatched: [] as number[],
-    };
     const singleTurns = options.singleTurnsPerRound;
     const batchedTurns = options.batchesPerRound * BATCH_TURNS;
-    for (let round = 0; round <= options.rounds; round += 1) {
-      const warmup = round === 0;
-      const ledgerSingle = () =>
+    const contenders = (round: number) => ({
+      ledgerSingle: () =>
         turnsPerSecond(singleTurns, async () => {
           for (let index = 0; index < singleTurns; index += 1) {
             await ledgerForSingles.appendTurn(singleSession.id, inputs[index % inputs.length] as AppendTurnInput);
           }
-        });
-      const rawSingle = () =>
+        }),
+      rawSingle: () =>
         turnsPerSecond(singleTurns, () => {
           for (let index = 0; index < singleTurns; index += 1)
-            rawForSingles.appendOne(inputs[index % inputs.length] as AppendTurnInput);
-        });
-      const ledgerBatched = () =>
+            raw.single.appendOne(inputs[index % inputs.length] as AppendTurnInput);
+        }),
+      rawFtsSingle: () =>
+        turnsPerSecond(singleTurns, () => {
+          for (let index = 0; index < singleTurns; index += 1)
+            rawFts.single.appendOne(inputs[index % inputs.length] as AppendTurnInput);
+        }),
+      ledgerBatched: () =>
         turnsPerSecond(batchedTurns, async () => {
           for (let index = 0; index < options.batchesPerRound; index += 1) {
             await ledgerForBatches.appendTurns(batchSession.id, batch(round, index));
           }
-        });
-      const rawBatched = () =>
+        }),
+      rawBatched: () =>
         turnsPerSecond(batchedTurns, () => {
-          for (let index = 0; index < options.batchesPerRound; index += 1) rawForBatches.appendMany(batch(round, index));
-        });
-      // Alternate which store goes first, so drift in machine load touches both alike.
-      const ledgerFirst = round % 2 === 0;
-      const [firstSingle, secondSingle] = ledgerFirst ? [ledgerSingle, rawSingle] : [rawSingle, ledgerSingle];
-      const singleRates = [await firstSingle(), await secondSingle()];
-      const [firstBatched, secondBatched] = ledgerFirst ? [ledgerBatched, rawBatched] : [rawBatched, ledgerBatched];
-      const batchedRates = [await firstBatched(), await secondBatched()];
-      const [ledgerSingleRate, rawSingleRate] = ledgerFirst ? singleRates : [...singleRates].reverse();
-      const [ledgerBatchedRate, rawBatchedRate] = ledgerFirst ? batchedRates : [...batchedRates].reverse();
+          for (let index = 0; index < options.batchesPerRound; index += 1) raw.batched.appendMany(batch(round, index));
+        }),
+      rawFtsBatched: () =>
+        turnsPerSecond(batchedTurns, () => {
+          for (let index = 0; index < options.batchesPerRound; index += 1) rawFts.batched.appendMany(batch(round, index));
+        }),
+    });
+    type Name = keyof ReturnType<typeof contenders>;
+    const rates = new Map<Name, number[]>();
+    for (let round = 0; round <= options.rounds; round += 1) {
+      const warmup = round === 0;
+      const runs = contenders(round);
+      const measured = new Map<Name, number>();
+      // Rotate which store goes first, so drift in machine load touches all alike.
+      for (const group of [
+        ['ledgerSingle', 'rawSingle', 'rawFtsSingle'],
+        ['ledgerBatched', 'rawBatched', 'rawFtsBatched'],
+      ] as Name[][]) {
+        const order = group.map((_, index) => group[(index + round) % group.length] as Name);
+        for (const name of order) measured.set(name, await runs[name]());
+      }
+      const rate = (name: Name) => Math.round(measured.get(name) ?? 0);
       reportProgress(
-        `  append round ${warmup ? 'warm-up' : `${round}/${options.rounds}`}: one per transaction ledger ${Math.round(ledgerSingleRate ?? 0)} ` +
-          `raw ${Math.round(rawSingleRate ?? 0)} turns/s; batched ledger ${Math.round(ledgerBatchedRate ?? 0)} raw ${Math.round(rawBatchedRate ?? 0)} turns/s`,
+        `  append round ${warmup ? 'warm-up' : `${round}/${options.rounds}`}: one per transaction ledger ${rate('ledgerSingle')} ` +
+          `raw ${rate('rawSingle')} raw+FTS5 ${rate('rawFtsSingle')} turns/s; batched ledger ${rate('ledgerBatched')} ` +
+          `raw ${rate('rawBatched')} raw+FTS5 ${rate('rawFtsBatched')} turns/s`,
       );
       if (warmup) continue;
-      rates.ledgerSingle.push(ledgerSingleRate ?? 0);
-      rates.rawSingle.push(rawSingleRate ?? 0);
-      rates.ledgerBatched.push(ledgerBatchedRate ?? 0);
-      rates.rawBatched.push(rawBatchedRate ?? 0);
+      for (const [name, value] of measured) rates.set(name, [...(rates.get(name) ?? []), value]);
     }
-    const result = (name: string, ledgerRates: number[], rawRates: number[]): BenchResult => {
-      const value = median(ledgerRates);
-      const baseline = median(rawRates);
-      return { name, unit: 'turns/s', value, baseline, ratio: value / baseline };
+    const result = (name: string, ledger: Name, baseline: Name): BenchResult => {
+      const value = median(rates.get(ledger) ?? []);
+      const base = median(rates.get(baseline) ?? []);
+      return { name, unit: 'turns/s', value, baseline: base, ratio: value / base };
     };
     return [
-      result(APPEND_ONE_PER_TRANSACTION, rates.ledgerSingle, rates.rawSingle),
-      result(APPEND_BATCHED, rates.ledgerBatched, rates.rawBatched),
+      result(APPEND_ONE_PER_TRANSACTION, 'ledgerSingle', 'rawSingle'),
+      result(APPEND_BATCHED, 'ledgerBatched', 'rawBatched'),
+      result(`${APPEND_ONE_PER_TRANSACTION}, against raw INSERT + FTS5`, 'ledgerSingle', 'rawFtsSingle'),
+      result(`${APPEND_BATCHED}, against raw INSERT + FTS5`, 'ledgerBatched', 'rawFtsBatched'),
     ];
   } finally {
-    ledgerForSingles.close();
-    ledgerForBatches.close();
-    rawForSingles.close();
-    rawForBatches.close();
+    await ledgerForSingles.close();
+    await ledgerForBatches.close();
+    for (const store of [raw.single, raw.batched, rawFts.single, rawFts.batched]) store.close();
   }
 }

@@ -1,9 +1,18 @@
-// The append baseline: equivalent rows written with a plain better-sqlite3 prepared INSERT into a minimal table, same pragmas as the ledger.
+// The append baselines: equivalent rows written with a plain better-sqlite3 prepared INSERT into a minimal table, same pragmas
+// as the ledger. With `fullText`, the table also has a search_text column (the message text, NFKC, as the ledger indexes it)
+// and the ledger's FTS5 index over it (same tokenizer, external content, filled by an AFTER INSERT trigger): what full-text
+// search alone costs the engine, so the gap between that baseline and the ledger is the ledger's own work.
 
 import { createRequire } from 'node:module';
 import type BetterSqlite3 from 'better-sqlite3';
 import type { AppendTurnInput } from '../../packages/agents-ledger/src/index.ts';
-import { countContentTokens, estimateTokenCounter, generateId, toContentBlocks } from '../../packages/core/src/index.ts';
+import {
+  contentText,
+  countContentTokens,
+  estimateTokenCounter,
+  generateId,
+  toContentBlocks,
+} from '../../packages/core/src/index.ts';
 
 // better-sqlite3 is a dependency of @nexus/db, not of the workspace root: load it from there.
 const requireFromDatabasePackage = createRequire(new URL('../../packages/db/package.json', import.meta.url));
@@ -17,7 +26,20 @@ export interface RawTurnStore {
   close(): void;
 }
 
-export function openRawTurnStore(path: string): RawTurnStore {
+export interface RawTurnStoreOptions {
+  /** The ledger's search_text column and FTS5 index too. */
+  fullText?: boolean;
+}
+
+const FULL_TEXT = `
+  CREATE VIRTUAL TABLE turns_fts USING fts5(search_text, content = 'turns', content_rowid = 'rowid',
+    tokenize = 'porter unicode61 remove_diacritics 2');
+  CREATE TRIGGER turns_fts_insert AFTER INSERT ON turns BEGIN
+    INSERT INTO turns_fts (rowid, search_text) VALUES (NEW.rowid, NEW.search_text);
+  END;`;
+
+export function openRawTurnStore(path: string, options: RawTurnStoreOptions = {}): RawTurnStore {
+  const fullText = options.fullText ?? false;
   const sqlite = new Database(path);
   // The pragmas of packages/db/src/open-database.ts.
   sqlite.pragma('journal_mode = WAL');
@@ -31,10 +53,13 @@ export function openRawTurnStore(path: string): RawTurnStore {
     depth INTEGER NOT NULL,
     content TEXT NOT NULL,
     token_count INTEGER NOT NULL,
-    timestamp INTEGER NOT NULL
+    timestamp INTEGER NOT NULL${fullText ? ',\n    search_text TEXT' : ''}
   )`);
+  if (fullText) sqlite.exec(FULL_TEXT);
   const insert = sqlite.prepare(
-    'INSERT INTO turns (id, session_id, parent_id, depth, content, token_count, timestamp) VALUES (?, ?, ?, ?, ?, ?, ?)',
+    fullText
+      ? 'INSERT INTO turns (id, session_id, parent_id, depth, content, token_count, timestamp, search_text) VALUES (?, ?, ?, ?, ?, ?, ?, ?)'
+      : 'INSERT INTO turns (id, session_id, parent_id, depth, content, token_count, timestamp) VALUES (?, ?, ?, ?, ?, ?, ?)',
   );
   const sessionId = generateId('session');
   let parentId: string | null = null;
@@ -52,6 +77,7 @@ export function openRawTurnStore(path: string): RawTurnStore {
       JSON.stringify(content),
       countContentTokens(estimateTokenCounter, content),
       input.timestamp ?? Date.now(),
+      ...(fullText ? [contentText(content).normalize('NFKC')] : []),
     );
     parentId = id;
   };
