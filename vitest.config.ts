@@ -12,5 +12,7 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // One PostgreSQL server per run for the PostgreSQL suite (skipped, with a line saying so, where none is installed).
+    globalSetup: ['packages/db/test/postgres/global-setup.ts'],
   },
 });
