@@ -4,11 +4,11 @@
 
 import { type AgentsLedger, createAgentsLedger, openAgentsLedger } from '@nexus/agents-ledger';
 import { sequentialIds } from '@nexus/core';
+import { HOSTILE_QUERIES } from '@nexus/core/testing';
 import { openLedgerStore } from '@nexus/db';
 import { openRawSqlite } from '@nexus/db/testing';
 import { createEventsLedger, type EventsLedger, openEventsLedger } from '@nexus/events-ledger';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HOSTILE_QUERIES } from '../../../packages/agents-ledger/test/fixtures/hostile-queries.ts';
 import { runCli, tempFolder } from './run-cli.ts';
 
 const BASE = 1_730_000_000_000;

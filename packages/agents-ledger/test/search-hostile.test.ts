@@ -4,12 +4,12 @@
 
 import { createHash } from 'node:crypto';
 import { LedgerError, SearchSyntaxError } from '@nexus/core';
+import { HOSTILE_QUERIES } from '@nexus/core/testing';
 import { openRawSqlite } from '@nexus/db/testing';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AgentsLedger, TurnSearchOptions, TurnSearchResult } from '../src/index.ts';
 import { openTempLedger, prose, SMALL_SETTINGS, type TempLedger } from './builders.ts';
-import { HOSTILE_QUERIES } from './fixtures/hostile-queries.ts';
 
 let temp: TempLedger;
 let ledger: AgentsLedger;

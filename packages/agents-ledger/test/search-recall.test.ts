@@ -1,8 +1,9 @@
 // The recall tool a chat runtime hands to the model: its definition, and a handler whose answers
 // name turns, compactions and events that the ledgers can open, and that never throws on bad input.
 
+import { HOSTILE_QUERIES } from '@nexus/core/testing';
+import { type EventsLedger, openEventsLedger } from '@nexus/events-ledger';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type EventsLedger, openEventsLedger } from '../../events-ledger/src/index.ts';
 import {
   type AgentsLedger,
   createRecallToolHandler,
@@ -12,7 +13,6 @@ import {
   recallToolDefinition,
 } from '../src/index.ts';
 import { openTempLedger, prose, recordingSummarizer, SMALL_SETTINGS, type TempLedger } from './builders.ts';
-import { HOSTILE_QUERIES } from './fixtures/hostile-queries.ts';
 
 let temp: TempLedger;
 let ledger: AgentsLedger;

@@ -3,9 +3,9 @@
 // searching writes nothing.
 
 import { InvalidInputError, LedgerError, SearchSyntaxError } from '@nexus/core';
+import { HOSTILE_QUERIES } from '@nexus/core/testing';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HOSTILE_QUERIES } from '../../agents-ledger/test/fixtures/hostile-queries.ts';
 import type { AppendEventInput, EventHit, EventSearchOptions, EventSearchResult, EventsLedger } from '../src/index.ts';
 import { countRows, eventsSnapshot, openTempEvents, rawEvents, type TempEvents, withRawSqlite } from './helpers.ts';
 
