@@ -1,33 +1,95 @@
-// The events ledger beside the agents ledger on one file: turns cite events (the agents ledger owns
+// The agents ledger beside the events ledger on one file: turns cite events (the agents ledger owns
 // the link, turnsCiting included), and nothing the agents ledger does (compaction included) ever
-// touches an event. The agents ledger is imported by relative path: this package does not depend
-// on it, only its tests use it.
+// touches an event. The events ledger is a dev dependency: only these tests use it, to write the
+// events a turn cites and to check they stay as written.
 
-import { EventNotFoundError, type IdGenerator, sequentialIds, type Turn } from '@nexus/core';
+import { EventNotFoundError, type IdGenerator, LedgerError, sequentialIds, type Turn } from '@nexus/core';
 import { openLedgerStore } from '@nexus/db';
+import { openRawSqlite } from '@nexus/db/testing';
+import { createEventsLedger, type EventsLedger, openEventsLedger } from '@nexus/events-ledger';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type AgentsLedger, createAgentsLedger, openAgentsLedger } from '../../agents-ledger/src/index.ts';
-import { createEventsLedger, type EventsLedger } from '../src/index.ts';
-import {
-  caught,
-  collect,
-  countRows,
-  eventsSnapshot,
-  expectLedgerError,
-  openTempEvents,
-  steppingClock,
-  type TempEvents,
-  turnEventsSnapshot,
-} from './helpers.ts';
+import { type AgentsLedger, createAgentsLedger } from '../src/index.ts';
+import { fullHistory, openTempLedger, type TempLedger } from './builders.ts';
 
-let temp: TempEvents;
-afterEach(() => temp.cleanup());
+let temp: TempLedger;
+let closables: Array<{ close(): Promise<void> }> = [];
 
+/** Closes `closable` (an events ledger, a store) before the temp ledger goes. */
+function closeAfter(closable: { close(): Promise<void> }): void {
+  closables.push(closable);
+}
+
+afterEach(async () => {
+  for (const closable of closables) await closable.close();
+  closables = [];
+  temp.cleanup();
+});
+
+/** An agents ledger (deterministic ids, a clock that steps one second) and an events ledger on one file. */
 function setup(generateTurnIds: IdGenerator = sequentialIds()): { events: EventsLedger; agents: AgentsLedger } {
-  temp = openTempEvents();
-  const agents = openAgentsLedger(temp.file, { generateId: generateTurnIds, now: steppingClock() });
-  temp.track(agents);
-  return { events: temp.ledger, agents };
+  temp = openTempLedger({ generateId: generateTurnIds });
+  let clock = 1_700_000_000_000;
+  const events = openEventsLedger(temp.file, {
+    generateId: sequentialIds(),
+    now: () => {
+      clock += 1000;
+      return clock;
+    },
+  });
+  closeAfter(events);
+  return { events, agents: temp.ledger };
+}
+
+/** Runs `read` on a connection of its own to the file, as another program would. */
+function readRaw<T>(ledger: { store: { location: string } }, read: (sqlite: ReturnType<typeof openRawSqlite>) => T): T {
+  const sqlite = openRawSqlite(ledger.store.location, { readonly: true });
+  try {
+    return read(sqlite);
+  } finally {
+    sqlite.close();
+  }
+}
+
+function countRows(ledger: { store: { location: string } }, table: 'agent_turns' | 'turn_events'): number {
+  return readRaw(ledger, (sqlite) => (sqlite.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n);
+}
+
+/** Every stored byte of the events table, in (channel, seq) order. */
+function eventsSnapshot(ledger: { store: { location: string } }): string {
+  return readRaw(ledger, (sqlite) =>
+    JSON.stringify(
+      sqlite
+        .prepare(
+          'SELECT id, channel, external_id, author, kind, hex(payload) AS payload, occurred_at, received_at, seq, prev_hash, hash ' +
+            'FROM events ORDER BY channel, seq',
+        )
+        .all(),
+    ),
+  );
+}
+
+function turnEventsSnapshot(ledger: { store: { location: string } }): string {
+  return readRaw(ledger, (sqlite) =>
+    JSON.stringify(sqlite.prepare('SELECT * FROM turn_events ORDER BY turn_id, event_id').all()),
+  );
+}
+
+/** The error a promise rejects with; fails the test when it resolves. */
+async function caught(promise: Promise<unknown>): Promise<unknown> {
+  try {
+    await promise;
+  } catch (error) {
+    return error;
+  }
+  throw new Error('expected the call to reject');
+}
+
+/** Asserts a typed ledger error: its class, its code, and that isInstance recognizes it. */
+function expectLedgerError(error: unknown, type: abstract new (...args: never[]) => LedgerError, code: string): void {
+  expect(error).toBeInstanceOf(type);
+  expect(LedgerError.isInstance(error)).toBe(true);
+  expect((error as LedgerError).code).toBe(code);
+  expect((error as LedgerError).message.length).toBeGreaterThan(10);
 }
 
 const WORDS = ['deploy', 'ticket', 'schema', 'retry', 'customer', 'invoice', 'cache', 'queue', 'review', 'incident', 'budget'];
@@ -55,7 +117,7 @@ describe('turns cite events', () => {
     const stored = await agents.getTurn(turn.id);
     expect(stored.turnType === 'normal' && stored.eventIds).toEqual([event.id]);
 
-    const history = await collect(agents.getFullHistory(reply.id));
+    const history = await fullHistory(agents, reply.id);
     expect(history.map((each) => [each.id, each.turnType === 'normal' ? each.eventIds : null])).toEqual([
       [before.id, []],
       [turn.id, [event.id]],
@@ -98,9 +160,9 @@ describe('turns cite events', () => {
   });
 
   it('works the same with both ledgers on one shared store', async () => {
-    temp = openTempEvents();
+    temp = openTempLedger();
     const store = openLedgerStore(temp.file);
-    temp.track(store);
+    closeAfter(store);
     const events = createEventsLedger({ store, generateId: sequentialIds() });
     const agents = createAgentsLedger({ store, generateId: sequentialIds() });
     const { event } = await events.append({ channel: 'c', externalId: 'shared', payload: { text: 'hi' } });
@@ -109,10 +171,11 @@ describe('turns cite events', () => {
     expect(await agents.turnsCiting(event.id)).toEqual([turn.id]);
     expect((await agents.buildContext(turn.id)).citedEvents).toEqual({ [turn.id]: [event.id] });
     // Another store on the file (an agents ledger of its own) sees the committed link too.
-    const other = openAgentsLedger(temp.file);
-    temp.track(other);
+    const other = temp.reopen();
     expect(await other.turnsCiting(event.id)).toEqual([turn.id]);
-    expect((await temp.ledger.get(event.id)).id).toBe(event.id);
+    const ownEvents = openEventsLedger(temp.file);
+    closeAfter(ownEvents);
+    expect((await ownEvents.get(event.id)).id).toBe(event.id);
   });
 
   it('an event nobody cites has no citing turns', async () => {
@@ -196,7 +259,7 @@ describe('compaction never touches events', () => {
       expect(await agents.turnsCiting(eventId)).toEqual([turnIds[index]]);
     }
     const head = (await agents.getSession(session.id)).headTurnId ?? '';
-    const history: Turn[] = await collect(agents.getFullHistory(head));
+    const history: Turn[] = await fullHistory(agents, head);
     const normal = history.filter((turn) => turn.turnType === 'normal');
     expect(history.length - normal.length).toBe(compactions);
     expect(normal.map((turn) => turn.id)).toEqual(turnIds);
