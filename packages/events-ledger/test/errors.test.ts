@@ -188,7 +188,7 @@ describe('occurredAt', () => {
 });
 
 describe('unknown event ids', () => {
-  // (turnsCiting of an unknown event is the agents ledger's now: links.test.ts.)
+  // (turnsCiting of an unknown event is the agents ledger's now: packages/agents-ledger/test/event-links.test.ts.)
   it('get throws EventNotFoundError naming the id', async () => {
     for (const attempt of [temp.ledger.get('e_missing')]) {
       const error = await caught(attempt);
