@@ -107,12 +107,12 @@ describe('package layering', () => {
 });
 
 // The store seam (packages/db/src/store/ledger-store.ts): the ledgers, the CLI, the server and the
-// scripts go through LedgerStore; only its SQLite implementation (packages/db/src/sqlite/) knows the
-// driver, and nothing outside packages/db knows what the tables are called.
+// scripts go through LedgerStore; only its engines (packages/db/src/sqlite/, packages/db/src/postgres/)
+// know their driver and drizzle, and nothing outside packages/db knows what the tables are called.
 describe('the store seam', () => {
-  const DRIVERS = /^(better-sqlite3|drizzle-orm)(\/|$)/;
+  const DRIVERS = /^(better-sqlite3|drizzle-orm|pg)(\/|$)/;
   const TABLE = /\b(agent_turns|agent_sessions|turn_events|events_fts|turns_fts|forest_\w*|transcript_\w*)/;
-  const SQLITE_STORE = 'packages/db/src/sqlite/';
+  const ENGINES = ['packages/db/src/sqlite/', 'packages/db/src/postgres/'];
   // Excepted: tests (which may corrupt a ledger on purpose through the driver, as another program
   // would) and the benchmark's raw baselines (a prepared INSERT with no ledger, the yardstick the
   // ledger's own appends are measured against).
@@ -126,10 +126,10 @@ describe('the store seam', () => {
   );
   const scripts = sourceOf(path.join(root, 'scripts')).filter((file) => !BENCH_BASELINES.test(relative(file)));
 
-  it('only the SQLite store imports the SQLite driver or drizzle (package src and scripts)', () => {
+  it('only the store engines import a database driver or drizzle (package src and scripts)', () => {
     const offenders: string[] = [];
     for (const file of [...packageSources, ...scripts]) {
-      if (relative(file).startsWith(SQLITE_STORE) || DRIVER_ALLOWED.includes(relative(file))) continue;
+      if (ENGINES.some((engine) => relative(file).startsWith(engine)) || DRIVER_ALLOWED.includes(relative(file))) continue;
       for (const specifier of importSpecifiers(readFileSync(file, 'utf8'))) {
         if (DRIVERS.test(specifier)) offenders.push(`${relative(file)} imports ${specifier}`);
       }
