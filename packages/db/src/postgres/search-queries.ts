@@ -1,7 +1,427 @@
-// PostgreSQL: placeholder, filled in by the port of this area.
-import type { SearchStore } from '../store/search-store.ts';
+// Search on PostgreSQL: the generated `search_vector` (tsvector, english) of agent_turns and events
+// with their GIN indexes, ranked by ts_rank_cd (higher is better), keyset-paged on (score, then the
+// older row first: timestamp or receivedAt, then id); snippets by ts_headline for the hits shown;
+// and the turns' embedding vectors (turn_embeddings, one float32 little-endian bytea per turn and
+// model). The semantics are sqlite/search-queries.ts's.
+//
+// Queries: words go through nexus_words_tsquery (extra/search.sql: plainto_tsquery per word, joined
+// by AND or OR), so no word is ever syntax; advanced text goes to websearch_to_tsquery, which reads
+// any text without an error, after the checks below refuse what is malformed on every engine.
+
+import { invalidCursorError, SearchSyntaxError } from '@nexus/core';
+import type {
+  EventSearchHit,
+  EventSearchQuery,
+  LineCompaction,
+  LineSegment,
+  SearchMatch,
+  SearchPage,
+  SearchStore,
+  TurnSearchFilters,
+  TurnSearchHit,
+  TurnSearchQuery,
+} from '../store/search-store.ts';
+import { EVENT_COLUMNS } from './event-queries.ts';
 import type { PgExecutor } from './pg-executor.ts';
 
-export function searchQueries(_executor: PgExecutor): SearchStore {
-  return {} as SearchStore;
+/** Bound parameters of one statement: `add` returns the placeholder ($n) of the value. */
+class Parameters {
+  readonly values: unknown[] = [];
+  add(value: unknown): string {
+    this.values.push(value);
+    return `$${this.values.length}`;
+  }
+}
+
+/** A tsquery as SQL, given the statement's parameters. */
+type Expression = (parameters: Parameters) => string;
+
+/** PostgreSQL text cannot hold NUL: it reads as a space (as on SQLite). */
+const withoutNul = (text: string) => text.replaceAll('\0', ' ');
+
+/**
+ * What the engine-neutral syntax of an advanced query must respect on every engine: quotes and
+ * parentheses balanced, no AND/OR dangling at either end (websearch_to_tsquery would read these
+ * silently as something else; SQLite refuses them).
+ */
+function checkAdvanced(advanced: string): void {
+  const refuse = (reason: string) => {
+    throw new SearchSyntaxError(advanced, reason);
+  };
+  if ((advanced.match(/"/g)?.length ?? 0) % 2 === 1) refuse('a quote is not closed');
+  let depth = 0;
+  let quoted = false;
+  for (const character of advanced) {
+    if (character === '"') quoted = !quoted;
+    else if (!quoted && character === '(') depth += 1;
+    else if (!quoted && character === ')') {
+      depth -= 1;
+      if (depth < 0) refuse('a parenthesis closes none');
+    }
+  }
+  if (depth !== 0) refuse('a parenthesis is not closed');
+  const bare = advanced
+    .replace(/"[^"]*"/g, ' x ')
+    .replace(/[()]/g, ' ')
+    .trim()
+    .split(/\s+/);
+  if (/^(AND|OR)$/.test(bare[0] ?? '') || /^(AND|OR|NOT)$/.test(bare.at(-1) ?? '')) refuse('an operator is missing an operand');
+}
+
+/**
+ * The tsqueries to try, in order: the last is used when the ones before find nothing under the
+ * filters (`all-then-any` with several words: every word, then any word). Empty: no match.
+ */
+function matchExpressions(match: SearchMatch): Expression[] {
+  if ('advanced' in match) {
+    if (match.advanced.trim() === '') return [];
+    checkAdvanced(match.advanced);
+    const text = withoutNul(match.advanced);
+    return [(parameters) => `websearch_to_tsquery('english'::regconfig, ${parameters.add(text)})`];
+  }
+  if (match.words.length === 0) return [];
+  const words = match.words.map(withoutNul);
+  const all: Expression = (parameters) => `nexus_words_tsquery(${parameters.add(words)}::text[], false)`;
+  const any: Expression = (parameters) => `nexus_words_tsquery(${parameters.add(words)}::text[], true)`;
+  if (match.mode === 'all') return [all];
+  if (match.mode === 'any') return [any];
+  return words.length > 1 ? [all, any] : [all];
+}
+
+/** Where a ranked page ends: the score, then the row's place among equal scores (older first). */
+interface KeysetPosition {
+  score: number;
+  /** timestamp (turns) or receivedAt (events). */
+  age: number;
+  id: string;
+}
+
+function encodeCursor(position: KeysetPosition): string {
+  return Buffer.from(JSON.stringify(['pg', position.score, position.age, position.id])).toString('base64url');
+}
+
+function decodeCursor(cursor: string | undefined): KeysetPosition | null {
+  if (cursor === undefined || cursor === '') return null;
+  try {
+    const decoded = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown;
+    if (Array.isArray(decoded) && decoded.length === 4) {
+      const [tag, score, age, id] = decoded as unknown[];
+      if (
+        tag === 'pg' &&
+        typeof score === 'number' &&
+        Number.isFinite(score) &&
+        Number.isSafeInteger(age) &&
+        typeof id === 'string'
+      )
+        return { score, age: age as number, id };
+    }
+  } catch {
+    // refused below
+  }
+  throw invalidCursorError(cursor);
+}
+
+/** SQL true for rows after `after` in the order (score DESC, age, id): each bound once. */
+function afterClause(after: KeysetPosition, score: string, age: string, id: string, parameters: Parameters): string {
+  const at = parameters.add(after.score);
+  return (
+    `(${score} < ${at}::float8 OR (${score} = ${at}::float8 AND ` +
+    `(${age}, ${id} COLLATE "C") > (${parameters.add(after.age)}::bigint, ${parameters.add(after.id)}::text)))`
+  );
+}
+
+/** SQL true for a turn `t` on the line. */
+function lineClause(line: readonly LineSegment[], parameters: Parameters): string {
+  if (line.length === 0) return 'false';
+  return `(${line
+    .map(
+      (segment) =>
+        `(t.session_id = ${parameters.add(segment.sessionId)} AND t.depth BETWEEN ${parameters.add(segment.fromDepth)}::int ` +
+        `AND ${parameters.add(segment.toDepth)}::int)`,
+    )
+    .join(' OR ')})`;
+}
+
+function turnFilters(filters: TurnSearchFilters, parameters: Parameters): string[] {
+  const clauses: string[] = [];
+  if (filters.role !== undefined) clauses.push(`t.role = ${parameters.add(filters.role)}`);
+  if (filters.turnType !== undefined) clauses.push(`t.turn_type = ${parameters.add(filters.turnType)}`);
+  if (filters.author !== undefined) clauses.push(`t.metadata->>'author' = ${parameters.add(filters.author)}`);
+  if (filters.since !== undefined) clauses.push(`t.timestamp >= ${parameters.add(filters.since)}::bigint`);
+  if (filters.until !== undefined) clauses.push(`t.timestamp <= ${parameters.add(filters.until)}::bigint`);
+  if (filters.scope) {
+    const alternatives: string[] = [];
+    if (filters.scope.line.length > 0) alternatives.push(lineClause(filters.scope.line, parameters));
+    const sessions = filters.scope.sessionIds ?? [];
+    if (sessions.length > 0) alternatives.push(`t.session_id = ANY(${parameters.add(sessions)}::text[])`);
+    clauses.push(alternatives.length > 0 ? `(${alternatives.join(' OR ')})` : 'false');
+  }
+  return clauses;
+}
+
+/** SQL true when turn `t` is summarized on a line whose newest compaction has these depths. */
+function coveredBy(throughDepth: string, depth: string): string {
+  return `((t.turn_type = 'normal' AND t.depth <= ${throughDepth}) OR (t.turn_type = 'compaction' AND t.depth < ${depth}))`;
+}
+
+/** The turn standing for a match `t` in the resolved view (s: its session, c: its line's newest compaction). */
+function canonicalTurn(line: readonly LineSegment[] | undefined, view: LineCompaction | null, parameters: Parameters): string {
+  // A turn outside the viewed line (or with no view) resolves on its own session's line.
+  const ownLine =
+    'CASE WHEN c.id IS NOT NULL AND (s.ignore_compactions_through_depth IS NULL OR c.depth > s.ignore_compactions_through_depth) ' +
+    `AND ${coveredBy('c.summarized_through_depth', 'c.depth')} THEN c.id ELSE t.id END`;
+  if (!line) return ownLine;
+  const onViewLine = view
+    ? `CASE WHEN ${coveredBy(`${parameters.add(view.summarizedThroughDepth)}::int`, `${parameters.add(view.depth)}::int`)} ` +
+      `THEN ${parameters.add(view.id)}::text ELSE t.id END`
+    : 't.id';
+  return `CASE WHEN ${lineClause(line, parameters)} THEN ${onViewLine} ELSE ${ownLine} END`;
+}
+
+interface TurnRow {
+  id: string;
+  sessionId: string;
+  depth: number;
+  turnType: 'normal' | 'compaction';
+  role: 'user' | 'assistant' | null;
+  timestamp: number;
+  score: number;
+  canonical: string;
+  canonicalSessionId: string;
+  canonicalTimestamp: number;
+}
+
+const TURN_HIT_COLUMNS =
+  't.id AS id, t.session_id AS "sessionId", t.depth AS depth, t.turn_type AS "turnType", t.role AS role, ' +
+  't.timestamp::float8 AS timestamp';
+
+/** ts_headline's selectors: control characters no text shows, turned into [ ] once the cut is known. */
+const START = '\u0002';
+const STOP = '\u0003';
+const HEADLINE_OPTIONS = `StartSel="${START}", StopSel="${STOP}", MaxWords=16, MinWords=8, HighlightAll=false`;
+
+/**
+ * A headline as the store's snippets read: matched words in [brackets], `…` where text was cut
+ * (ts_headline cuts without saying so: where the excerpt sits in the text tells).
+ */
+function snippetOf(headline: string | null, text: string | null): string {
+  if (!headline) return '';
+  const plain = headline.replaceAll(START, '').replaceAll(STOP, '');
+  const marked = headline.replaceAll(START, '[').replaceAll(STOP, ']');
+  const source = text ?? '';
+  const at = source.indexOf(plain);
+  if (at < 0) return marked;
+  const before = source.slice(0, at).trim() !== '' ? '…' : '';
+  const after = source.slice(at + plain.length).trim() !== '' ? '…' : '';
+  return `${before}${marked}${after}`;
+}
+
+/** A float32 bytea as a Float32Array (copied when the driver's buffer is not 4-byte aligned). */
+function vectorOf(bytes: Buffer): Float32Array {
+  if (bytes.byteOffset % 4 === 0) return new Float32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 4);
+  return new Float32Array(Uint8Array.from(bytes).buffer);
+}
+
+export function searchQueries(executor: PgExecutor): SearchStore {
+  /** The expression a search uses: the first that finds something, else the last (undefined: no match). */
+  const chooseExpression = async (
+    expressions: Expression[],
+    found: (expression: Expression) => Promise<boolean>,
+  ): Promise<Expression | undefined> => {
+    for (const [index, expression] of expressions.entries()) {
+      if (index === expressions.length - 1 || (await found(expression))) return expression;
+    }
+    return undefined;
+  };
+
+  const anyTurnMatch = async (expression: Expression, filters: TurnSearchFilters): Promise<boolean> => {
+    const parameters = new Parameters();
+    const where = [`t.search_vector @@ ${expression(parameters)}`, ...turnFilters(filters, parameters)];
+    const rows = await executor.query(`SELECT 1 FROM agent_turns t WHERE ${where.join(' AND ')} LIMIT 1`, parameters.values);
+    return rows.length > 0;
+  };
+
+  const rawPage = (expression: Expression, query: TurnSearchQuery, after: KeysetPosition | null, take: number) => {
+    const parameters = new Parameters();
+    const tsquery = expression(parameters);
+    const score = `ts_rank_cd(t.search_vector, ${tsquery})::float8`;
+    const where = [`t.search_vector @@ ${tsquery}`, ...turnFilters(query.filters ?? {}, parameters)];
+    if (after) where.push(afterClause(after, score, 't.timestamp', 't.id', parameters));
+    const sql =
+      `SELECT ${TURN_HIT_COLUMNS}, ${score} AS score, t.id AS canonical, t.session_id AS "canonicalSessionId", ` +
+      `t.timestamp::float8 AS "canonicalTimestamp" FROM agent_turns t WHERE ${where.join(' AND ')} ` +
+      `ORDER BY score DESC, t.timestamp, t.id COLLATE "C" LIMIT ${parameters.add(take)}`;
+    return executor.query<TurnRow>(sql, parameters.values);
+  };
+
+  /**
+   * The resolved view in one statement: each match maps to the turn that stands for it — the
+   * newest compaction of its line when that compaction covers it (each folds the one before), else
+   * the turn itself — and matches are grouped by that turn (DISTINCT ON keeps the group's best
+   * match), best score first. Every match is ranked once per page, and a compaction appears on one
+   * page only.
+   */
+  const resolvedPage = (expression: Expression, query: TurnSearchQuery, after: KeysetPosition | null, take: number) => {
+    const parameters = new Parameters();
+    const canonical = canonicalTurn(query.filters?.scope?.line, query.lineCompaction ?? null, parameters);
+    const tsquery = expression(parameters);
+    const where = [`t.search_vector @@ ${tsquery}`, ...turnFilters(query.filters ?? {}, parameters)];
+    const page = after ? `WHERE ${afterClause(after, 'b.score', 'b.timestamp', 'b.id', parameters)} ` : '';
+    const sql =
+      `WITH matches AS (SELECT t.id, t.session_id, t.depth, t.turn_type, t.role, t.timestamp, ` +
+      `ts_rank_cd(t.search_vector, ${tsquery})::float8 AS score, ${canonical} AS canonical ` +
+      'FROM agent_turns t JOIN agent_sessions s ON s.id = t.session_id ' +
+      'LEFT JOIN agent_turns h ON h.id = s.head_turn_id LEFT JOIN agent_turns c ON c.id = h.latest_compaction_id ' +
+      `WHERE ${where.join(' AND ')}), ` +
+      'best AS (SELECT DISTINCT ON (canonical) * FROM matches ORDER BY canonical, score DESC, timestamp, id COLLATE "C") ' +
+      'SELECT b.id, b.session_id AS "sessionId", b.depth, b.turn_type AS "turnType", b.role, b.timestamp::float8 AS timestamp, ' +
+      'b.score, b.canonical, k.session_id AS "canonicalSessionId", k.timestamp::float8 AS "canonicalTimestamp" ' +
+      `FROM best b JOIN agent_turns k ON k.id = b.canonical ${page}` +
+      `ORDER BY b.score DESC, b.timestamp, b.id COLLATE "C" LIMIT ${parameters.add(take)}`;
+    return executor.query<TurnRow>(sql, parameters.values);
+  };
+
+  /** Headlines only for the hits shown: over every match they would cost more than the ranking. */
+  const turnSnippets = async (expression: Expression, turnIds: string[]): Promise<Map<string, string>> => {
+    const parameters = new Parameters();
+    const sql =
+      `SELECT t.id, t.search_text AS text, ts_headline('english'::regconfig, coalesce(t.search_text, ''), ${expression(parameters)}, ` +
+      `${parameters.add(HEADLINE_OPTIONS)}) AS headline FROM agent_turns t WHERE t.id = ANY(${parameters.add(turnIds)}::text[])`;
+    const rows = await executor.query<{ id: string; text: string | null; headline: string | null }>(sql, parameters.values);
+    return new Map(rows.map((row) => [row.id, snippetOf(row.headline, row.text)]));
+  };
+
+  const searchTurns = async (query: TurnSearchQuery): Promise<SearchPage<TurnSearchHit>> => {
+    const after = decodeCursor(query.cursor);
+    const expression = await chooseExpression(matchExpressions(query.match), (candidate) =>
+      anyTurnMatch(candidate, query.filters ?? {}),
+    );
+    if (expression === undefined) return { hits: [], nextCursor: null };
+    const take = query.limit + 1;
+    const rows = await (query.view === 'raw'
+      ? rawPage(expression, query, after, take)
+      : resolvedPage(expression, query, after, take));
+    const page = rows.slice(0, query.limit);
+    const snippets =
+      query.snippets === false || page.length === 0
+        ? new Map<string, string>()
+        : await turnSnippets(
+            expression,
+            page.map((row) => row.id),
+          );
+    const positionOf = (row: TurnRow): KeysetPosition => ({ score: row.score, age: row.timestamp, id: row.id });
+    const hits: TurnSearchHit[] = page.map((row) => ({
+      turnId: row.id,
+      sessionId: row.sessionId,
+      depth: row.depth,
+      turnType: row.turnType,
+      role: row.role,
+      timestamp: row.timestamp,
+      score: row.score,
+      snippet: snippets.get(row.id) ?? '',
+      canonicalTurnId: row.canonical,
+      canonicalSessionId: row.canonicalSessionId,
+      canonicalTimestamp: row.canonicalTimestamp,
+      cursor: encodeCursor(positionOf(row)),
+    }));
+    const last = page.at(-1);
+    return { hits, nextCursor: rows.length > query.limit && last ? encodeCursor(positionOf(last)) : null };
+  };
+
+  const searchEvents = async (query: EventSearchQuery): Promise<SearchPage<EventSearchHit>> => {
+    const filters = query.filters ?? {};
+    const run = (expression: Expression, after: KeysetPosition | null, take: number, withSnippets: boolean) => {
+      const parameters = new Parameters();
+      const tsquery = expression(parameters);
+      const score = `ts_rank_cd(e.search_vector, ${tsquery})::float8`;
+      const where = [`e.search_vector @@ ${tsquery}`];
+      if (filters.channel !== undefined) where.push(`e.channel = ${parameters.add(filters.channel)}`);
+      if (filters.author !== undefined) where.push(`e.author = ${parameters.add(filters.author)}`);
+      if (filters.kind !== undefined) where.push(`e.kind = ${parameters.add(filters.kind)}`);
+      if (filters.since !== undefined) where.push(`e.occurred_at >= ${parameters.add(filters.since)}::bigint`);
+      if (filters.until !== undefined) where.push(`e.occurred_at <= ${parameters.add(filters.until)}::bigint`);
+      if (after) where.push(afterClause(after, score, 'e.received_at', 'e.id', parameters));
+      const ranked =
+        `SELECT ${EVENT_COLUMNS}, ${score} AS score FROM events e WHERE ${where.join(' AND ')} ` +
+        `ORDER BY score DESC, e.received_at, e.id COLLATE "C" LIMIT ${parameters.add(take)}`;
+      // The headline over the page's rows only (the outer query runs after the LIMIT).
+      const sql = withSnippets
+        ? `SELECT r.*, ts_headline('english'::regconfig, coalesce(r."searchText", ''), ${tsquery}, ` +
+          `${parameters.add(HEADLINE_OPTIONS)}) AS headline FROM (${ranked}) r ORDER BY r.score DESC, r."receivedAt", r.id COLLATE "C"`
+        : ranked;
+      return executor.query<EventSearchHit['event'] & { score: number; headline?: string | null }>(sql, parameters.values);
+    };
+    const after = decodeCursor(query.cursor);
+    const expression = await chooseExpression(
+      matchExpressions(query.match),
+      async (candidate) => (await run(candidate, null, 1, false)).length > 0,
+    );
+    if (expression === undefined) return { hits: [], nextCursor: null };
+    const rows = await run(expression, after, query.limit + 1, true);
+    const page = rows.slice(0, query.limit);
+    const positionOf = (event: EventSearchHit['event'], score: number): KeysetPosition => ({
+      score,
+      age: event.receivedAt,
+      id: event.id,
+    });
+    const hits: EventSearchHit[] = page.map(({ score, headline, ...event }) => ({
+      event,
+      score,
+      snippet: snippetOf(headline ?? null, event.searchText),
+      cursor: encodeCursor(positionOf(event, score)),
+    }));
+    const last = hits.at(-1);
+    return { hits, nextCursor: rows.length > query.limit && last ? encodeCursor(positionOf(last.event, last.score)) : null };
+  };
+
+  return {
+    searchTurns,
+    searchEvents,
+    countTurnMatches: async (match) => {
+      let found = 0;
+      // The same choice as a search: the first expression that matches anything, else the last.
+      for (const expression of matchExpressions(match)) {
+        const parameters = new Parameters();
+        const sql = `SELECT count(*)::float8 AS n FROM agent_turns t WHERE t.search_vector @@ ${expression(parameters)}`;
+        found = (await executor.query<{ n: number }>(sql, parameters.values))[0]?.n ?? 0;
+        if (found > 0) break;
+      }
+      return found;
+    },
+    countTurns: async () => (await executor.query<{ n: number }>('SELECT count(*)::float8 AS n FROM agent_turns'))[0]?.n ?? 0,
+    turnsWithoutEmbedding: (model, line) => {
+      const parameters = new Parameters();
+      const sql =
+        'SELECT t.id AS "turnId", t.search_text AS text FROM agent_turns t ' +
+        `LEFT JOIN turn_embeddings e ON e.turn_id = t.id AND e.model = ${parameters.add(model)} ` +
+        `WHERE t.turn_type = 'normal' AND e.turn_id IS NULL AND ${lineClause(line, parameters)} ORDER BY t.depth`;
+      return executor.query<{ turnId: string; text: string | null }>(sql, parameters.values);
+    },
+    putTurnEmbeddings: async (model, embeddings) => {
+      if (embeddings.length === 0) return;
+      // One row per turn (the last vector given wins, as a replacement would): ON CONFLICT DO
+      // UPDATE cannot touch a row twice in one statement.
+      const latest = new Map(embeddings.map((embedding) => [embedding.turnId, embedding.vector]));
+      const vectors = [...latest.values()];
+      await executor.execute(
+        'INSERT INTO turn_embeddings (turn_id, model, dimensions, vector) ' +
+          'SELECT turn_id, $1, dimensions, vector FROM unnest($2::text[], $3::int[], $4::bytea[]) AS e (turn_id, dimensions, vector) ' +
+          'ON CONFLICT (model, turn_id) DO UPDATE SET dimensions = excluded.dimensions, vector = excluded.vector',
+        [
+          model,
+          [...latest.keys()],
+          vectors.map((vector) => vector.length),
+          vectors.map((vector) => Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength)),
+        ],
+      );
+    },
+    turnEmbeddings: async (model, line) => {
+      const parameters = new Parameters();
+      const sql =
+        'SELECT t.id AS "turnId", t.depth AS depth, e.vector AS vector FROM turn_embeddings e ' +
+        `JOIN agent_turns t ON t.id = e.turn_id WHERE e.model = ${parameters.add(model)} AND ${lineClause(line, parameters)}`;
+      const rows = await executor.query<{ turnId: string; depth: number; vector: Buffer }>(sql, parameters.values);
+      return rows.map((row) => ({ turnId: row.turnId, depth: row.depth, vector: vectorOf(row.vector) }));
+    },
+  };
 }
