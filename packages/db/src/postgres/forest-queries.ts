@@ -15,8 +15,6 @@ import type {
 } from '../store/forest-store.ts';
 import type { PgExecutor } from './pg-executor.ts';
 
-type RawRow = Record<string, unknown>;
-
 const STATE_COLUMNS =
   'compaction_id AS "compactionId", session_id AS "sessionId", previous_compaction_id AS "previousCompactionId", ' +
   'seed_compaction_id AS "seedCompactionId", config, clock::float8 AS clock, document_count::float8 AS "documentCount", ' +
@@ -84,30 +82,6 @@ interface LineageRow {
   sessionId: string;
   documentCount: number;
   tip: number;
-}
-
-/** jsonb comes back parsed; a text column holding JSON (should one be declared so) is parsed here. */
-function fromJson(value: unknown): unknown {
-  return typeof value === 'string' ? JSON.parse(value) : value;
-}
-
-const truthy = (value: unknown) => value === true || value === 1;
-
-function decodeState(row: RawRow): ForestStateRecord {
-  const state = row as unknown as ForestStateRecord;
-  state.config = fromJson(row.config);
-  state.changedTerms = fromJson(row.changedTerms) as Record<string, number>;
-  return state;
-}
-
-function decodeCluster(row: RawRow): ForestClusterRecord {
-  const cluster = row as unknown as ForestClusterRecord;
-  cluster.dirty = truthy(row.dirty);
-  cluster.dropped = truthy(row.dropped);
-  cluster.pending = fromJson(row.pending) as string[];
-  cluster.absorbedSummaries = fromJson(row.absorbedSummaries) as string[];
-  cluster.centroid = fromJson(row.centroid) as Array<[string, number]>;
-  return cluster;
 }
 
 async function insertClusters(executor: PgExecutor, compactionId: string, clusters: readonly ForestClusterRecord[]) {
@@ -195,8 +169,12 @@ export function forestQueries(executor: PgExecutor): ForestStore {
     },
 
     async getForestState(compactionId: string): Promise<ForestStateRecord | undefined> {
-      const [row] = await executor.query(`SELECT ${STATE_COLUMNS} FROM forest_states WHERE compaction_id = $1`, [compactionId]);
-      return row ? decodeState(row) : undefined;
+      // jsonb (config, changed terms) comes back parsed.
+      const [row] = await executor.query<ForestStateRecord>(
+        `SELECT ${STATE_COLUMNS} FROM forest_states WHERE compaction_id = $1`,
+        [compactionId],
+      );
+      return row;
     },
 
     async forestNodes(compactionId: string): Promise<ForestNodeRecord[]> {
@@ -207,11 +185,10 @@ export function forestQueries(executor: PgExecutor): ForestStore {
     },
 
     async forestClusters(compactionId: string): Promise<ForestClusterRecord[]> {
-      const rows = await executor.query(
+      return executor.query<ForestClusterRecord>(
         `SELECT ${CLUSTER_COLUMNS} FROM forest_clusters WHERE compaction_id = $1 ORDER BY position`,
         [compactionId],
       );
-      return rows.map(decodeCluster);
     },
 
     async documentFrequencies(compactionId: string, terms: readonly string[]): Promise<DocumentFrequencies | undefined> {
@@ -241,12 +218,12 @@ export function forestQueries(executor: PgExecutor): ForestStore {
 
     async droppedTopics(sessionId: string): Promise<string[]> {
       // The newest row of each topic decides; topics in the order they were first dropped or restored.
-      const rows = await executor.query<{ clusterId: string; dropped: unknown }>(
+      const rows = await executor.query<{ clusterId: string; dropped: boolean }>(
         `SELECT cluster_id AS "clusterId", (array_agg(dropped ORDER BY id DESC))[1] AS dropped
          FROM topic_drops WHERE session_id = $1 GROUP BY cluster_id ORDER BY MIN(id)`,
         [sessionId],
       );
-      return rows.filter((row) => truthy(row.dropped)).map((row) => row.clusterId);
+      return rows.filter((row) => row.dropped).map((row) => row.clusterId);
     },
 
     async forestIntegrityFindings(): Promise<ForestIntegrityFinding[]> {
@@ -291,13 +268,12 @@ export function forestQueries(executor: PgExecutor): ForestStore {
     },
 
     async currentForestCompactions(): Promise<Array<{ compactionId: string; metadata: unknown }>> {
-      const rows = await executor.query<{ compactionId: string; metadata: unknown }>(
+      return executor.query<{ compactionId: string; metadata: unknown }>(
         `SELECT DISTINCT ON (c.id) c.id AS "compactionId", c.metadata
          FROM agent_sessions s JOIN agent_turns h ON h.id = s.head_turn_id
          JOIN agent_turns c ON c.id = h.latest_compaction_id JOIN forest_states f ON f.compaction_id = c.id
          WHERE c.strategy = 'union-find' ORDER BY c.id`,
       );
-      return rows.map((row) => ({ compactionId: row.compactionId, metadata: fromJson(row.metadata) }));
     },
   };
 }
