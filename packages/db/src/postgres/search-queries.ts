@@ -1,5 +1,5 @@
 // Search on PostgreSQL: the generated `search_vector` (tsvector, english) of agent_turns and events
-// with their GIN indexes, ranked by ts_rank_cd (higher is better), keyset-paged on (score, then the
+// with their GIN indexes, ranked by ts_rank_cd normalized by length (higher is better), keyset-paged on (score, then the
 // older row first: timestamp or receivedAt, then id); snippets by ts_headline for the hits shown;
 // and the turns' embedding vectors (turn_embeddings, one float32 little-endian bytea per turn and
 // model). The semantics are sqlite/search-queries.ts's.
@@ -195,6 +195,13 @@ const TURN_HIT_COLUMNS =
   't.id AS id, t.session_id AS "sessionId", t.depth AS depth, t.turn_type AS "turnType", t.role AS role, ' +
   't.timestamp::float8 AS timestamp';
 
+/**
+ * The score: cover density (how many matches, how close together), divided by 1 + log2 of the
+ * document's length (normalization 1), so a word said once in a short turn outranks it said once in
+ * a long one, as bm25 would rank them. float8: the exact value a cursor carries back.
+ */
+const RANK = (vector: string, tsquery: string) => `ts_rank_cd(${vector}, ${tsquery}, 1)::float8`;
+
 /** ts_headline's selectors: control characters no text shows, turned into [ ] once the cut is known. */
 const START = '\u0002';
 const STOP = '\u0003';
@@ -244,7 +251,7 @@ export function searchQueries(executor: PgExecutor): SearchStore {
   const rawPage = (expression: Expression, query: TurnSearchQuery, after: KeysetPosition | null, take: number) => {
     const parameters = new Parameters();
     const tsquery = expression(parameters);
-    const score = `ts_rank_cd(t.search_vector, ${tsquery})::float8`;
+    const score = RANK('t.search_vector', tsquery);
     const where = [`t.search_vector @@ ${tsquery}`, ...turnFilters(query.filters ?? {}, parameters)];
     if (after) where.push(afterClause(after, score, 't.timestamp', 't.id', parameters));
     const sql =
@@ -269,7 +276,7 @@ export function searchQueries(executor: PgExecutor): SearchStore {
     const page = after ? `WHERE ${afterClause(after, 'b.score', 'b.timestamp', 'b.id', parameters)} ` : '';
     const sql =
       `WITH matches AS (SELECT t.id, t.session_id, t.depth, t.turn_type, t.role, t.timestamp, ` +
-      `ts_rank_cd(t.search_vector, ${tsquery})::float8 AS score, ${canonical} AS canonical ` +
+      `${RANK('t.search_vector', tsquery)} AS score, ${canonical} AS canonical ` +
       'FROM agent_turns t JOIN agent_sessions s ON s.id = t.session_id ' +
       'LEFT JOIN agent_turns h ON h.id = s.head_turn_id LEFT JOIN agent_turns c ON c.id = h.latest_compaction_id ' +
       `WHERE ${where.join(' AND ')}), ` +
@@ -333,7 +340,7 @@ export function searchQueries(executor: PgExecutor): SearchStore {
     const run = (expression: Expression, after: KeysetPosition | null, take: number, withSnippets: boolean) => {
       const parameters = new Parameters();
       const tsquery = expression(parameters);
-      const score = `ts_rank_cd(e.search_vector, ${tsquery})::float8`;
+      const score = RANK('e.search_vector', tsquery);
       const where = [`e.search_vector @@ ${tsquery}`];
       if (filters.channel !== undefined) where.push(`e.channel = ${parameters.add(filters.channel)}`);
       if (filters.author !== undefined) where.push(`e.author = ${parameters.add(filters.author)}`);
