@@ -202,6 +202,14 @@ const TURN_HIT_COLUMNS =
  */
 const RANK = (vector: string, tsquery: string) => `ts_rank_cd(${vector}, ${tsquery}, 1)::float8`;
 
+/**
+ * The text ts_headline cuts: its parser takes `<…>` for markup and leaves it out of a headline
+ * (`Array<string>` would show as `Array`), so each `<` goes in as a control character that only
+ * separates words, and comes back as `<` in the snippet.
+ */
+const LESS_THAN = '\u0001';
+const HEADLINE_TEXT = (column: string) => `translate(coalesce(${column}, ''), '<', chr(1))`;
+
 /** ts_headline's selectors: control characters no text shows, turned into [ ] once the cut is known. */
 const START = '\u0002';
 const STOP = '\u0003';
@@ -213,8 +221,9 @@ const HEADLINE_OPTIONS = `StartSel="${START}", StopSel="${STOP}", MaxWords=16, M
  */
 function snippetOf(headline: string | null, text: string | null): string {
   if (!headline) return '';
-  const plain = headline.replaceAll(START, '').replaceAll(STOP, '');
-  const marked = headline.replaceAll(START, '[').replaceAll(STOP, ']');
+  const shown = headline.replaceAll(LESS_THAN, '<');
+  const plain = shown.replaceAll(START, '').replaceAll(STOP, '');
+  const marked = shown.replaceAll(START, '[').replaceAll(STOP, ']');
   const source = text ?? '';
   const at = source.indexOf(plain);
   if (at < 0) return marked;
@@ -292,7 +301,7 @@ export function searchQueries(executor: PgExecutor): SearchStore {
   const turnSnippets = async (expression: Expression, turnIds: string[]): Promise<Map<string, string>> => {
     const parameters = new Parameters();
     const sql =
-      `SELECT t.id, t.search_text AS text, ts_headline('english'::regconfig, coalesce(t.search_text, ''), ${expression(parameters)}, ` +
+      `SELECT t.id, t.search_text AS text, ts_headline('english'::regconfig, ${HEADLINE_TEXT('t.search_text')}, ${expression(parameters)}, ` +
       `${parameters.add(HEADLINE_OPTIONS)}) AS headline FROM agent_turns t WHERE t.id = ANY(${parameters.add(turnIds)}::text[])`;
     const rows = await executor.query<{ id: string; text: string | null; headline: string | null }>(sql, parameters.values);
     return new Map(rows.map((row) => [row.id, snippetOf(row.headline, row.text)]));
@@ -353,7 +362,7 @@ export function searchQueries(executor: PgExecutor): SearchStore {
         `ORDER BY score DESC, e.received_at, e.id COLLATE "C" LIMIT ${parameters.add(take)}`;
       // The headline over the page's rows only (the outer query runs after the LIMIT).
       const sql = withSnippets
-        ? `SELECT r.*, ts_headline('english'::regconfig, coalesce(r."searchText", ''), ${tsquery}, ` +
+        ? `SELECT r.*, ts_headline('english'::regconfig, ${HEADLINE_TEXT('r."searchText"')}, ${tsquery}, ` +
           `${parameters.add(HEADLINE_OPTIONS)}) AS headline FROM (${ranked}) r ORDER BY r.score DESC, r."receivedAt", r.id COLLATE "C"`
         : ranked;
       return executor.query<EventSearchHit['event'] & { score: number; headline?: string | null }>(sql, parameters.values);
