@@ -3,6 +3,7 @@
 // statement on whichever connection is free; `atomically` checks one out for BEGIN … COMMIT);
 // inside `store.transaction` it is the transaction's own connection (`atomically` is a SAVEPOINT).
 
+import { StorageError } from '@nexus/core';
 import type pg from 'pg';
 
 export interface PgExecutor {
@@ -24,7 +25,7 @@ let savepoints = 0;
 /** The executor of one checked-out connection that holds an open transaction. */
 export function transactionExecutor(client: pg.PoolClient, isOpen: () => boolean = () => true): PgExecutor {
   const guard = () => {
-    if (!isOpen()) throw new Error('This transaction handle was used after its transaction ended.');
+    if (!isOpen()) throw new StorageError('This transaction handle was used after its transaction ended.');
   };
   const executor: PgExecutor = {
     inTransaction: true,

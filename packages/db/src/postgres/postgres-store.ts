@@ -6,7 +6,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { StorageError } from '@nexus/core';
 import pg from 'pg';
-import type { LedgerStore, StoreOperations } from '../store/ledger-store.ts';
+import { CLOSED, type LedgerStore, type StoreOperations } from '../store/ledger-store.ts';
 import { eventQueries } from './event-queries.ts';
 import { forestQueries } from './forest-queries.ts';
 import { importQueries } from './import-queries.ts';
@@ -74,25 +74,29 @@ export function openPostgresStore(url: string, options: OpenPostgresStoreOptions
   const ready = migratePostgres(pool, { readonly: options.readonly ?? false, mustExist: options.mustExist ?? false, location });
   ready.catch(() => undefined);
   const inside = new AsyncLocalStorage<true>();
+  let closed = false;
   const outer = guarded(operationsOf(poolExecutor(pool)), async () => {
+    if (closed) throw new StorageError(CLOSED);
     if (inside.getStore())
       throw new StorageError(
         'A store operation was called on the store itself inside store.transaction(): use the transaction handle (tx) for every read and write in it.',
       );
     await ready;
   });
-  let closed = false;
   return {
     ...outer,
     engine: 'postgres',
     location,
     readonly: options.readonly ?? false,
     transaction: async (work) => {
+      if (closed) throw new StorageError(CLOSED);
       await ready;
       if (inside.getStore())
         throw new StorageError('store.transaction() was called inside another transaction: pass the work to the outer one.');
       try {
-        return await inPoolTransaction(pool, (executor) => inside.run(true, () => work(guarded(operationsOf(executor), async () => {}))));
+        return await inPoolTransaction(pool, (executor) =>
+          inside.run(true, () => work(guarded(operationsOf(executor), async () => {}))),
+        );
       } catch (error) {
         throw fromPostgresError(error);
       }

@@ -4,7 +4,7 @@
 // handle.
 
 import { StorageError } from '@nexus/core';
-import type { LedgerStore, StoreOperations } from '../store/ledger-store.ts';
+import { CLOSED, type LedgerStore, type StoreOperations } from '../store/ledger-store.ts';
 import { fromDriverError } from './driver-errors.ts';
 import { eventQueries } from './event-queries.ts';
 import { forestQueries } from './forest-queries.ts';
@@ -61,8 +61,11 @@ export function openSqliteStore(options: OpenSqliteStoreOptions): LedgerStore {
   const operations = synchronousOperations(connection);
   const lock = new WriteLock();
   // Outside a transaction an operation runs at once, unless a transaction is open: then it waits.
-  const store = asynchronous(operations, () => (lock.held ? lock.whenFree() : null));
   let closed = false;
+  const store = asynchronous(operations, () => {
+    if (closed) throw new StorageError(CLOSED);
+    return lock.held ? lock.whenFree() : null;
+  });
   const ledgerStore: LedgerStore = {
     ...store,
     engine: 'sqlite',
@@ -70,6 +73,7 @@ export function openSqliteStore(options: OpenSqliteStoreOptions): LedgerStore {
     readonly: options.readonly ?? false,
     transaction: (work) =>
       lock.run(async () => {
+        if (closed) throw new StorageError(CLOSED);
         let open = true;
         const tx = asynchronous(operations, () => {
           if (!open) throw new StorageError('This transaction handle was used after its transaction ended.');

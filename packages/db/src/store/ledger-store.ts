@@ -43,3 +43,7 @@ export interface LedgerStore extends StoreOperations {
   transaction<T>(work: (tx: StoreOperations) => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }
+
+/** What an operation on a closed store says (the ledgers share one store: closing either closes it). */
+export const CLOSED =
+  'This ledger store is closed (closing either ledger closes the store they share): open it again to read or write.';

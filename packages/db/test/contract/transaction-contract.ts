@@ -51,6 +51,15 @@ export function transactionContract(subject: StoreUnderTest): void {
       expect(await store.getSession('s-a')).toBeUndefined();
     });
 
+    it('refuses every operation once the store is closed, with a StorageError', async () => {
+      store = await subject.open();
+      await store.insertSession(sessionRecord('s-a'));
+      await store.close();
+      await expect(store.getSession('s-a')).rejects.toBeInstanceOf(StorageError);
+      await expect(store.transaction(async () => 'never')).rejects.toBeInstanceOf(StorageError);
+      await store.close();
+    });
+
     it('refuses a handle used after its transaction ended', async () => {
       store = await subject.open();
       let leaked: Parameters<Parameters<LedgerStore['transaction']>[0]>[0] | undefined;
