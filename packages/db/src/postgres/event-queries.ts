@@ -3,7 +3,9 @@
 // that first takes a transaction-scoped advisory lock per channel of the batch, so the
 // (channel, externalId) lookups, the tails and the insert see no other appender of those channels,
 // in this process or another. The unique indexes on (channel, seq) and (channel, external_id) are
-// the backstop: should a writer that skips the locks win a race, the append is retried whole.
+// the backstop: should a writer that skips the locks win a race, the append is retried whole. This
+// relies on READ COMMITTED (the server's default, which the store keeps): each statement after the
+// locks takes a snapshot that holds every append committed before they were granted.
 
 import { StorageError } from '@nexus/core';
 import type {
@@ -30,13 +32,17 @@ const LOCK_CHANNELS =
   "SELECT pg_advisory_xact_lock(key) FROM (SELECT DISTINCT hashtext('nexus-channel:' || channel) AS key " +
   'FROM unnest($1::text[]) AS batch (channel) ORDER BY key) AS keys';
 
-const STORED_KEYS =
-  `SELECT ${EVENT_COLUMNS} FROM events WHERE (channel, external_id) IN ` +
-  '(SELECT channel, external_id FROM unnest($1::text[], $2::text[]) AS batch (channel, external_id))';
-
-const TAILS =
-  'SELECT batch.channel, tail.seq::float8 AS seq, tail.hash FROM unnest($1::text[]) AS batch (channel) ' +
-  'CROSS JOIN LATERAL (SELECT seq, hash FROM events WHERE events.channel = batch.channel ORDER BY seq DESC LIMIT 1) AS tail';
+/**
+ * What the batch needs to know, in one round trip (after the locks, in a statement of its own, so
+ * its snapshot sees every append that held them before): the stored events among the batch's keys,
+ * then one row per channel holding its tail (`isTail`; only channel, seq and hash set).
+ */
+const STORED_AND_TAILS =
+  `SELECT false AS "isTail", ${EVENT_COLUMNS} FROM events WHERE (channel, external_id) IN ` +
+  '(SELECT channel, external_id FROM unnest($1::text[], $2::text[]) AS batch (channel, external_id)) ' +
+  'UNION ALL SELECT true, NULL, batch.channel, NULL, NULL, NULL, NULL, NULL, NULL, tail.seq::float8, NULL, tail.hash, NULL ' +
+  'FROM unnest($3::text[]) AS batch (channel) CROSS JOIN LATERAL ' +
+  '(SELECT seq, hash FROM events WHERE events.channel = batch.channel ORDER BY seq DESC LIMIT 1) AS tail';
 
 const INSERT_EVENTS =
   'INSERT INTO events (id, channel, external_id, author, kind, payload, occurred_at, received_at, seq, prev_hash, hash, ' +
@@ -83,12 +89,16 @@ async function appendOnce(executor: PgExecutor, batch: AppendEvents): Promise<Ap
   for (const { channel, externalId } of batch.events)
     keys.set(`${channel.length}:${channel}${externalId}`, [channel, externalId]);
   const pairs = [...keys.values()];
-  const found = await executor.query<EventRecord>(STORED_KEYS, [pairs.map((pair) => pair[0]), pairs.map((pair) => pair[1])]);
-  for (const record of found) stored.get(record.channel)?.set(record.externalId, record);
-
   const tails = new Map<string, EventTail | null>(channels.map((channel) => [channel, null]));
-  for (const row of await executor.query<EventTail & { channel: string }>(TAILS, [channels]))
-    tails.set(row.channel, { seq: row.seq, hash: row.hash });
+  const rows = await executor.query<EventRecord & { isTail: boolean }>(STORED_AND_TAILS, [
+    pairs.map((pair) => pair[0]),
+    pairs.map((pair) => pair[1]),
+    channels,
+  ]);
+  for (const { isTail, ...record } of rows) {
+    if (isTail) tails.set(record.channel, { seq: record.seq, hash: record.hash });
+    else stored.get(record.channel)?.set(record.externalId, record);
+  }
 
   const out: AppendedEventRecord[] = new Array(batch.events.length);
   const fresh: EventRecord[] = [];
