@@ -346,34 +346,40 @@ export function searchQueries(executor: PgExecutor): SearchStore {
 
   const searchEvents = async (query: EventSearchQuery): Promise<SearchPage<EventSearchHit>> => {
     const filters = query.filters ?? {};
-    const run = (expression: Expression, after: KeysetPosition | null, take: number, withSnippets: boolean) => {
-      const parameters = new Parameters();
+    /** The conditions of a match under the filters, and its tsquery's SQL. */
+    const matching = (expression: Expression, parameters: Parameters) => {
       const tsquery = expression(parameters);
-      const score = RANK('e.search_vector', tsquery);
       const where = [`e.search_vector @@ ${tsquery}`];
       if (filters.channel !== undefined) where.push(`e.channel = ${parameters.add(filters.channel)}`);
       if (filters.author !== undefined) where.push(`e.author = ${parameters.add(filters.author)}`);
       if (filters.kind !== undefined) where.push(`e.kind = ${parameters.add(filters.kind)}`);
       if (filters.since !== undefined) where.push(`e.occurred_at >= ${parameters.add(filters.since)}::bigint`);
       if (filters.until !== undefined) where.push(`e.occurred_at <= ${parameters.add(filters.until)}::bigint`);
+      return { tsquery, where };
+    };
+    const anyEventMatch = async (expression: Expression) => {
+      const parameters = new Parameters();
+      const { where } = matching(expression, parameters);
+      return (await executor.query(`SELECT 1 FROM events e WHERE ${where.join(' AND ')} LIMIT 1`, parameters.values)).length > 0;
+    };
+    const rankedPage = (expression: Expression, after: KeysetPosition | null, take: number) => {
+      const parameters = new Parameters();
+      const { tsquery, where } = matching(expression, parameters);
+      const score = RANK('e.search_vector', tsquery);
       if (after) where.push(afterClause(after, score, 'e.received_at', 'e.id', parameters));
       const ranked =
         `SELECT ${EVENT_COLUMNS}, ${score} AS score FROM events e WHERE ${where.join(' AND ')} ` +
         `ORDER BY score DESC, e.received_at, e.id COLLATE "C" LIMIT ${parameters.add(take)}`;
       // The headline over the page's rows only (the outer query runs after the LIMIT).
-      const sql = withSnippets
-        ? `SELECT r.*, ts_headline('english'::regconfig, ${HEADLINE_TEXT('r."searchText"')}, ${tsquery}, ` +
-          `${parameters.add(HEADLINE_OPTIONS)}) AS headline FROM (${ranked}) r ORDER BY r.score DESC, r."receivedAt", r.id COLLATE "C"`
-        : ranked;
-      return executor.query<EventSearchHit['event'] & { score: number; headline?: string | null }>(sql, parameters.values);
+      const sql =
+        `SELECT r.*, ts_headline('english'::regconfig, ${HEADLINE_TEXT('r."searchText"')}, ${tsquery}, ` +
+        `${parameters.add(HEADLINE_OPTIONS)}) AS headline FROM (${ranked}) r ORDER BY r.score DESC, r."receivedAt", r.id COLLATE "C"`;
+      return executor.query<EventSearchHit['event'] & { score: number; headline: string | null }>(sql, parameters.values);
     };
     const after = decodeCursor(query.cursor);
-    const expression = await chooseExpression(
-      matchExpressions(query.match),
-      async (candidate) => (await run(candidate, null, 1, false)).length > 0,
-    );
+    const expression = await chooseExpression(matchExpressions(query.match), anyEventMatch);
     if (expression === undefined) return { hits: [], nextCursor: null };
-    const rows = await run(expression, after, query.limit + 1, true);
+    const rows = await rankedPage(expression, after, query.limit + 1);
     const page = rows.slice(0, query.limit);
     const positionOf = (event: EventSearchHit['event'], score: number): KeysetPosition => ({
       score,
@@ -383,7 +389,7 @@ export function searchQueries(executor: PgExecutor): SearchStore {
     const hits: EventSearchHit[] = page.map(({ score, headline, ...event }) => ({
       event,
       score,
-      snippet: snippetOf(headline ?? null, event.searchText),
+      snippet: snippetOf(headline, event.searchText),
       cursor: encodeCursor(positionOf(event, score)),
     }));
     const last = hits.at(-1);
