@@ -2,7 +2,9 @@
 // records, and the function that opens a store by location; the SQLite engine behind it.
 
 export type { OpenLedgerStoreOptions } from './open-ledger-store.ts';
-export { openLedgerStore } from './open-ledger-store.ts';
+export { isPostgresLocation, openLedgerStore } from './open-ledger-store.ts';
+export type { OpenPostgresStoreOptions } from './postgres/postgres-store.ts';
+export { openPostgresStore } from './postgres/postgres-store.ts';
 export { DatabaseBusyError } from './sqlite/driver-errors.ts';
 export type { OpenSqliteStoreOptions } from './sqlite/sqlite-store.ts';
 export { openSqliteStore } from './sqlite/sqlite-store.ts';
