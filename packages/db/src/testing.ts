@@ -3,6 +3,7 @@
 // doctor and the readers notice. Nothing in the ledgers uses it.
 
 import Database from 'better-sqlite3';
+import pg from 'pg';
 
 export type RawSqlite = Database.Database;
 
@@ -29,3 +30,23 @@ export function withTurnTriggersLifted<T>(sqlite: RawSqlite, work: () => T): T {
     for (const trigger of triggers) sqlite.exec(trigger.sql);
   }
 }
+
+/**
+ * A fresh, empty database on a PostgreSQL server (for tests: the run's server from vitest's
+ * `inject('postgresUrl')`), with a unique name; returns its URL.
+ */
+export async function freshPostgresDatabase(serverUrl: string, label = 'test'): Promise<string> {
+  freshDatabases += 1;
+  const name = `${label}_${process.pid}_${freshDatabases}_${Date.now().toString(36)}`.toLowerCase().replace(/[^a-z0-9_]/g, '_');
+  const admin = new pg.Client({ connectionString: serverUrl });
+  await admin.connect();
+  try {
+    await admin.query(`CREATE DATABASE "${name}"`);
+  } finally {
+    await admin.end();
+  }
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+let freshDatabases = 0;
