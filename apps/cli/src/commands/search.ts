@@ -24,7 +24,11 @@ export const searchCommand: Command = {
     until: { type: 'string', description: 'at or before (ISO 8601 or ms)', valueName: 'TIME' },
     limit: { type: 'string', description: 'hits per page (default 20, at most 200)', valueName: 'N' },
     cursor: { type: 'string', description: 'nextCursor of the previous page', valueName: 'CURSOR' },
-    advanced: { type: 'boolean', description: 'the text is FTS5 syntax ("phrase", NEAR, prefix*, AND/OR/NOT)' },
+    advanced: {
+      type: 'boolean',
+      description:
+        'the text is the engine\'s query syntax: SQLite FTS5 ("phrase", NEAR, prefix*, AND/OR/NOT) or PostgreSQL websearch ("phrase", or, -word)',
+    },
   },
   details:
     'Plain text is words, never syntax: quotes, parentheses and operators are searched as words. Every word must ' +
