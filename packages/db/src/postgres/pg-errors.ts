@@ -16,7 +16,9 @@ export function fromPostgresError(error: unknown): unknown {
     return error;
   }
   if (RETRYABLE.has(code))
-    return new DatabaseBusyError(`The ledger database is busy (${code}: ${error.message}); retry the operation.`, { cause: error });
+    return new DatabaseBusyError(`The ledger database is busy (${code}: ${error.message}); retry the operation.`, {
+      cause: error,
+    });
   if (code === '25006')
     return new StorageError('The ledger database is read-only here; check the role or the server.', { cause: error });
   return new StorageError(`The ledger database refused the operation (${code}): ${error.message}`, { cause: error });

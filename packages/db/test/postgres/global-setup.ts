@@ -16,7 +16,8 @@ let server: PostgresServer | null = null;
 export default async function setup(project: TestProject): Promise<() => void> {
   const binaries = findPostgresBinaries();
   if (!binaries) {
-    if (process.env.CI) throw new Error('PostgreSQL is not installed, and CI must run the PostgreSQL suite: apt-get install -y postgresql');
+    if (process.env.CI)
+      throw new Error('PostgreSQL is not installed, and CI must run the PostgreSQL suite: apt-get install -y postgresql');
     console.log('PostgreSQL suite skipped: no PostgreSQL server binaries here (install them: apt-get install -y postgresql).');
     project.provide('postgresUrl', null);
     return () => {};

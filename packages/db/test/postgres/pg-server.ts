@@ -20,7 +20,8 @@ export function findPostgresBinaries(): string | null {
   const candidates = [fromConfig.status === 0 ? fromConfig.stdout.trim() : ''];
   const debian = '/usr/lib/postgresql';
   if (existsSync(debian))
-    for (const version of readdirSync(debian).sort((a, b) => Number(b) - Number(a))) candidates.push(path.join(debian, version, 'bin'));
+    for (const version of readdirSync(debian).sort((a, b) => Number(b) - Number(a)))
+      candidates.push(path.join(debian, version, 'bin'));
   return candidates.find((dir) => dir && existsSync(path.join(dir, 'initdb')) && existsSync(path.join(dir, 'pg_ctl'))) ?? null;
 }
 
