@@ -16,8 +16,9 @@ import {
   toolResultIds,
   toolUseIds,
 } from '@nexus/core';
+import { freshPostgresDatabase, openRawSqlite } from '@nexus/db/testing';
 import type { SummarizeInput, SummarizeResult, Summarizer } from '@nexus/summarizers';
-import { openRawSqlite } from '@nexus/db/testing';
+import { inject } from 'vitest';
 import type { AgentsLedger, AgentsLedgerOptions, AppendTurnInput, BuiltContext } from '../src/index.ts';
 import { openAgentsLedger } from '../src/index.ts';
 
@@ -296,4 +297,86 @@ export async function twiceCompacted(ledger: AgentsLedger, trailingTurns = 0) {
   const c2 = await ledger.compact(session.id);
   const third = trailingTurns > 0 ? await appendConversation(ledger, session.id, trailingTurns, 20, 200) : [];
   return { session, first, second, third, c1, c2, line: [...first, c1.id, ...second, c2.id, ...third] };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Both engines: the same test on a SQLite file and on a fresh PostgreSQL database.
+
+export type Engine = 'sqlite' | 'postgres';
+
+/** The run's PostgreSQL server (vitest's global setup), or null where none is installed. */
+export function postgresServer(): string | null {
+  return inject('postgresUrl');
+}
+
+/**
+ * The engines a test runs on, each with the title of its describe block and whether it is skipped
+ * (PostgreSQL where the machine has no server: the title says so).
+ */
+export function engines(): Array<{ engine: Engine; title: string; skip: boolean }> {
+  const server = postgresServer();
+  return [
+    { engine: 'sqlite', title: 'on SQLite', skip: false },
+    {
+      engine: 'postgres',
+      title: server ? 'on PostgreSQL' : 'on PostgreSQL (skipped: no PostgreSQL server here, apt-get install postgresql)',
+      skip: server === null,
+    },
+  ];
+}
+
+export interface EngineLedger {
+  ledger: AgentsLedger;
+  engine: Engine;
+  /** The file path or the postgres:// URL the ledger lives at. */
+  location: string;
+  /** Opens another ledger on the same database (closed by cleanup). */
+  reopen(options?: Omit<AgentsLedgerOptions, 'store'>): AgentsLedger;
+  /** Closes every ledger this helper opened (and removes a SQLite file's directory). */
+  cleanup(): Promise<void>;
+}
+
+/** A fresh, empty database of `engine`: a SQLite file in a temp directory, or a new PostgreSQL database. */
+export async function freshLocation(engine: Engine, label = 'ledger'): Promise<{ location: string; remove(): void }> {
+  if (engine === 'sqlite') {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ledger-'));
+    return { location: path.join(dir, 'ledger.db'), remove: () => fs.rmSync(dir, { recursive: true, force: true }) };
+  }
+  const server = postgresServer();
+  if (!server) throw new Error('no PostgreSQL server in this run');
+  return { location: await freshPostgresDatabase(server, label), remove: () => {} };
+}
+
+/** openTempLedger on either engine: sequential ids and a stepping clock unless `options` says otherwise. */
+export async function openEngineLedger(
+  engine: Engine,
+  options: Omit<AgentsLedgerOptions, 'store'> = {},
+  label = 'ledger',
+): Promise<EngineLedger> {
+  const { location, remove } = await freshLocation(engine, label);
+  let clock = 1_700_000_000_000;
+  const opened: AgentsLedger[] = [];
+  const ledger = openAgentsLedger(location, {
+    generateId: sequentialIds(),
+    now: () => {
+      clock += 1000;
+      return clock;
+    },
+    ...options,
+  });
+  opened.push(ledger);
+  return {
+    ledger,
+    engine,
+    location,
+    reopen(reopenOptions = {}) {
+      const other = openAgentsLedger(location, reopenOptions);
+      opened.push(other);
+      return other;
+    },
+    async cleanup() {
+      for (const each of opened) await each.close().catch(() => undefined);
+      remove();
+    },
+  };
 }

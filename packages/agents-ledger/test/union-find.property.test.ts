@@ -7,7 +7,7 @@ import { CompactionWouldNotShrinkError, EmptySessionError, NothingToCompactError
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { AgentsLedger, AppendTurnInput } from '../src/index.ts';
-import { apiShapeProblems, fullHistory, normalIds, openTempLedger, recomputeTokens } from './builders.ts';
+import { apiShapeProblems, engines, fullHistory, normalIds, openEngineLedger, recomputeTokens } from './builders.ts';
 import { metadataOf, TOPIC_NAMES, TOPIC_VOCABULARY, type TopicName, topicText, topicToolExchange } from './topic-builders.ts';
 
 type Step =
@@ -144,11 +144,15 @@ function currentForest(compactions: readonly Turn[]): { run: Turn[]; seed: Turn 
   return { run, seed: run.length > 0 && index >= 0 ? (compactions[index] as Turn) : null };
 }
 
-const NUM_RUNS = Number(process.env.UNION_FIND_PROPERTY_RUNS ?? 25);
-
-describe('union-find compaction over random topic conversations', () => {
+// On both engines, a fresh database per scenario (fewer runs on PostgreSQL by default: slower to make).
+describe.each(engines())('union-find compaction over random topic conversations $title', ({ engine, skip }) => {
+  const NUM_RUNS = Number(
+    (engine === 'sqlite' ? process.env.UNION_FIND_PROPERTY_RUNS : process.env.UNION_FIND_PROPERTY_RUNS_POSTGRES) ??
+      (engine === 'sqlite' ? 25 : 15),
+  );
   it('keeps every summarized turn in one topic, contexts within budget, and the history whole', {
     timeout: Math.max(60_000, NUM_RUNS * 2000),
+    skip,
   }, async () => {
     let forestCompactions = 0;
     let seeded = 0;
@@ -157,7 +161,7 @@ describe('union-find compaction over random topic conversations', () => {
     let dropChecks = 0;
     await fc.assert(
       fc.asyncProperty(scenarioArb, async ({ contextWindow, keepPercent, maxClusters, steps, flatAfter, checks }) => {
-        const temp = openTempLedger({ forest: { maxClusters } });
+        const temp = await openEngineLedger(engine, { forest: { maxClusters } }, 'union_find');
         try {
           const { ledger } = temp;
           const settings = {
@@ -267,7 +271,7 @@ describe('union-find compaction over random topic conversations', () => {
 
           expect(await ledger.doctor()).toEqual([]);
         } finally {
-          temp.cleanup();
+          await temp.cleanup();
         }
       }),
       { numRuns: NUM_RUNS },
