@@ -1,6 +1,8 @@
 // @nexus/db: the store seam both ledgers use (docs/store.md). Engine-neutral interfaces and
 // records, and the function that opens a store by location; the SQLite engine behind it.
 
+export type { CopyLedgerCounts, CopyLedgerOptions, CopyLedgerProgress, CopyLedgerStage } from './copy-ledger.ts';
+export { copyLedger } from './copy-ledger.ts';
 export type { OpenLedgerStoreOptions } from './open-ledger-store.ts';
 export { isPostgresLocation, openLedgerStore } from './open-ledger-store.ts';
 export type { OpenPostgresStoreOptions } from './postgres/postgres-store.ts';
@@ -26,6 +28,7 @@ export type {
   ForestStore,
   ForestWrite,
   TopicDropRecord,
+  TopicDropRow,
 } from './store/forest-store.ts';
 export type { ImportStore, TranscriptLineRecord, TranscriptSourceRecord } from './store/import-store.ts';
 export type { LedgerStore, StoreOperations } from './store/ledger-store.ts';
@@ -43,6 +46,7 @@ export type {
   EventSearchQuery,
   LineCompaction,
   LineSegment,
+  ModelTurnEmbedding,
   SearchMatch,
   SearchPage,
   SearchStore,

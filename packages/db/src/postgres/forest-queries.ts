@@ -12,6 +12,7 @@ import type {
   ForestStateRecord,
   ForestStore,
   ForestWrite,
+  TopicDropRow,
 } from '../store/forest-store.ts';
 import type { PgExecutor } from './pg-executor.ts';
 
@@ -225,6 +226,13 @@ export function forestQueries(executor: PgExecutor): ForestStore {
       );
       return rows.filter((row) => row.dropped).map((row) => row.clusterId);
     },
+
+    topicDropPage: ({ afterPosition, limit }): Promise<TopicDropRow[]> =>
+      executor.query<TopicDropRow>(
+        'SELECT id::float8 AS position, session_id AS "sessionId", cluster_id AS "clusterId", dropped, at::float8 AS at ' +
+          'FROM topic_drops WHERE id > $1 ORDER BY id LIMIT $2',
+        [afterPosition ?? -1, limit],
+      ),
 
     async forestIntegrityFindings(): Promise<ForestIntegrityFinding[]> {
       const findings: ForestIntegrityFinding[] = [];

@@ -60,6 +60,32 @@ export function importQueries(executor: PgExecutor): ImportStore {
       });
     },
 
+    // Keyset pages in the database's own order of the keys (the primary key's index serves it).
+    transcriptSourcePage: ({ afterKey, limit }) =>
+      afterKey === undefined
+        ? executor.query<TranscriptSourceRecord>(
+            'SELECT source_key AS key, format, session_id AS "sessionId", path, imported_at::float8 AS "importedAt" ' +
+              'FROM transcript_sources ORDER BY source_key LIMIT $1',
+            [limit],
+          )
+        : executor.query<TranscriptSourceRecord>(
+            'SELECT source_key AS key, format, session_id AS "sessionId", path, imported_at::float8 AS "importedAt" ' +
+              'FROM transcript_sources WHERE source_key > $1 ORDER BY source_key LIMIT $2',
+            [afterKey, limit],
+          ),
+
+    transcriptLinePage: (key, { afterLineId, limit }) =>
+      afterLineId === undefined
+        ? executor.query<TranscriptLineRecord>(
+            'SELECT line_id AS "lineId", turn_id AS "turnId" FROM transcript_lines WHERE source_key = $1 ORDER BY line_id LIMIT $2',
+            [key, limit],
+          )
+        : executor.query<TranscriptLineRecord>(
+            'SELECT line_id AS "lineId", turn_id AS "turnId" FROM transcript_lines WHERE source_key = $1 AND line_id > $2 ' +
+              'ORDER BY line_id LIMIT $3',
+            [key, afterLineId, limit],
+          ),
+
     async turnAtTime(sessionId, time) {
       const [row] = await executor.query<{ id: string }>(
         "SELECT id FROM agent_turns WHERE session_id = $1 AND turn_type = 'normal' AND timestamp <= $2 ORDER BY depth DESC LIMIT 1",

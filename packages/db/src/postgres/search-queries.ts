@@ -437,6 +437,20 @@ export function searchQueries(executor: PgExecutor): SearchStore {
         ],
       );
     },
+    turnEmbeddingPage: async ({ after, limit }) => {
+      const rows =
+        after === undefined
+          ? await executor.query<{ model: string; turnId: string; vector: Buffer }>(
+              'SELECT model, turn_id AS "turnId", vector FROM turn_embeddings ORDER BY model, turn_id LIMIT $1',
+              [limit],
+            )
+          : await executor.query<{ model: string; turnId: string; vector: Buffer }>(
+              'SELECT model, turn_id AS "turnId", vector FROM turn_embeddings WHERE (model, turn_id) > ($1, $2) ' +
+                'ORDER BY model, turn_id LIMIT $3',
+              [after.model, after.turnId, limit],
+            );
+      return rows.map((row) => ({ model: row.model, turnId: row.turnId, vector: vectorOf(row.vector) }));
+    },
     turnEmbeddings: async (model, line) => {
       const parameters = new Parameters();
       const sql =

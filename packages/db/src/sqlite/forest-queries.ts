@@ -11,6 +11,7 @@ import type {
   ForestStateRecord,
   ForestStore,
   ForestWrite,
+  TopicDropRow,
 } from '../store/forest-store.ts';
 import { parseJson, type SqliteConnection, type Synchronous } from './sqlite-connection.ts';
 
@@ -195,6 +196,16 @@ export function forestQueries(connection: SqliteConnection): Synchronous<ForestS
         latest.set(row.clusterId, row.dropped === 1);
       }
       return [...latest].filter(([, dropped]) => dropped).map(([clusterId]) => clusterId);
+    },
+
+    topicDropPage({ afterPosition, limit }): TopicDropRow[] {
+      const rows = connection
+        .statement(
+          'SELECT id AS position, session_id AS sessionId, cluster_id AS clusterId, dropped, at FROM topic_drops ' +
+            'WHERE id > ? ORDER BY id LIMIT ?',
+        )
+        .all(afterPosition ?? -1, limit) as Array<Omit<TopicDropRow, 'dropped'> & { dropped: number }>;
+      return rows.map((row) => ({ ...row, dropped: row.dropped === 1 }));
     },
 
     forestIntegrityFindings(): ForestIntegrityFinding[] {

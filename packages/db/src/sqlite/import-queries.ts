@@ -1,7 +1,7 @@
 // Transcript imports on SQLite: transcript_sources and transcript_lines, whose primary key
 // (source_key, line_id) makes each lookup one index probe.
 
-import type { ImportStore, TranscriptSourceRecord } from '../store/import-store.ts';
+import type { ImportStore, TranscriptLineRecord, TranscriptSourceRecord } from '../store/import-store.ts';
 import { chunks, placeholders, type SqliteConnection, type Synchronous } from './sqlite-connection.ts';
 
 export function importQueries(connection: SqliteConnection): Synchronous<ImportStore> {
@@ -53,6 +53,25 @@ export function importQueries(connection: SqliteConnection): Synchronous<ImportS
     recordTranscriptLines: (key, lines) => {
       if (lines.length > 0) recordLines.immediate(key, lines);
     },
+    transcriptSourcePage: ({ afterKey, limit }) =>
+      (afterKey === undefined
+        ? statement(
+            'SELECT source_key AS key, format, session_id AS sessionId, path, imported_at AS importedAt FROM transcript_sources ' +
+              'ORDER BY source_key LIMIT ?',
+          ).all(limit)
+        : statement(
+            'SELECT source_key AS key, format, session_id AS sessionId, path, imported_at AS importedAt FROM transcript_sources ' +
+              'WHERE source_key > ? ORDER BY source_key LIMIT ?',
+          ).all(afterKey, limit)) as TranscriptSourceRecord[],
+    transcriptLinePage: (key, { afterLineId, limit }) =>
+      (afterLineId === undefined
+        ? statement(
+            'SELECT line_id AS lineId, turn_id AS turnId FROM transcript_lines WHERE source_key = ? ORDER BY line_id LIMIT ?',
+          ).all(key, limit)
+        : statement(
+            'SELECT line_id AS lineId, turn_id AS turnId FROM transcript_lines WHERE source_key = ? AND line_id > ? ' +
+              'ORDER BY line_id LIMIT ?',
+          ).all(key, afterLineId, limit)) as TranscriptLineRecord[],
     turnAtTime: (sessionId, time) =>
       (
         statement(

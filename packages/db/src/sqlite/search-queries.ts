@@ -274,6 +274,17 @@ export function searchQueries(connection: SqliteConnection): Synchronous<SearchS
     putTurnEmbeddings: (model, embeddings) => {
       if (embeddings.length > 0) insertEmbedding(model, embeddings);
     },
+    turnEmbeddingPage: ({ after, limit }) => {
+      const rows = (
+        after === undefined
+          ? statement('SELECT model, turn_id AS turnId, vector FROM turn_embeddings ORDER BY model, turn_id LIMIT ?').all(limit)
+          : statement(
+              'SELECT model, turn_id AS turnId, vector FROM turn_embeddings WHERE (model, turn_id) > (?, ?) ' +
+                'ORDER BY model, turn_id LIMIT ?',
+            ).all(after.model, after.turnId, limit)
+      ) as Array<{ model: string; turnId: string; vector: Buffer }>;
+      return rows.map((row) => ({ model: row.model, turnId: row.turnId, vector: vectorOf(row.vector) }));
+    },
     turnEmbeddings: (model, line) => {
       const { clauses, parameters } = lineClauses(line);
       const rows = statement(

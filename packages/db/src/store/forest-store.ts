@@ -72,6 +72,11 @@ export interface TopicDropRecord {
   at: number;
 }
 
+/** A topic drop row and its place among every session's drops (the order they were recorded). */
+export interface TopicDropRow extends TopicDropRecord {
+  position: number;
+}
+
 /** What the forest's own integrity checks found (for `nexus doctor`). */
 export interface ForestIntegrityFinding {
   code: 'FOREST_WITHOUT_COMPACTION' | 'FOREST_MISSING' | 'SELF_COMPACTION' | 'UNRESOLVED_ID' | 'NODE_NOT_COVERED';
@@ -100,6 +105,11 @@ export interface ForestStore {
   recordTopicDrop(drop: TopicDropRecord): Promise<void>;
   /** Topic ids whose newest drop row in this session says dropped. */
   droppedTopics(sessionId: string): Promise<string[]>;
+  /**
+   * Every session's topic drop rows in the order they were recorded, `limit` at a time: the rows
+   * after `afterPosition` (a row's `position`; from the first when absent). For a complete export.
+   */
+  topicDropPage(page: { afterPosition?: number; limit: number }): Promise<TopicDropRow[]>;
   /** Forest rows that break the forest's invariants, ordered by compaction then node. */
   forestIntegrityFindings(): Promise<ForestIntegrityFinding[]>;
   /** The union-find compactions some session's head reads today (with a stored forest), by id. */

@@ -35,6 +35,16 @@ export interface ImportStore {
    */
   recordTranscriptLines(key: string, lines: readonly TranscriptLineRecord[]): Promise<void>;
   /**
+   * Every recorded source, `limit` at a time, ordered by key in the engine's order: the sources
+   * after `afterKey` (from the first when absent). For a complete export.
+   */
+  transcriptSourcePage(page: { afterKey?: string; limit: number }): Promise<TranscriptSourceRecord[]>;
+  /**
+   * One source's recorded lines (those with no turn too), `limit` at a time, ordered by line id in
+   * the engine's order: the lines after `afterLineId` (from the first when absent).
+   */
+  transcriptLinePage(key: string, page: { afterLineId?: string; limit: number }): Promise<TranscriptLineRecord[]>;
+  /**
    * The id of the newest normal turn of a session's own line written at or before `time`
    * (epoch ms): where a subagent's transcript forks its parent when only a time names the point.
    */

@@ -124,6 +124,11 @@ export interface TurnEmbedding {
   vector: Float32Array;
 }
 
+/** A stored vector with the model that made it (what a complete export reads). */
+export interface ModelTurnEmbedding extends TurnEmbedding {
+  model: string;
+}
+
 export interface SearchStore {
   /** One page of turn matches, best first (ties: older rows first). */
   searchTurns(query: TurnSearchQuery): Promise<SearchPage<TurnSearchHit>>;
@@ -140,6 +145,11 @@ export interface SearchStore {
   turnsWithoutEmbedding(model: string, line: readonly LineSegment[]): Promise<Array<{ turnId: string; text: string | null }>>;
   /** Stores these vectors of `model` (replacing a turn's earlier one), all or none. */
   putTurnEmbeddings(model: string, embeddings: readonly TurnEmbedding[]): Promise<void>;
+  /**
+   * Every stored vector of every model, `limit` at a time, ordered by (model, turnId) in the
+   * engine's order: those after `after` (from the first when absent). For a complete export.
+   */
+  turnEmbeddingPage(page: { after?: { model: string; turnId: string }; limit: number }): Promise<ModelTurnEmbedding[]>;
   /** Every vector of `model` for turns of the line, in no particular order. */
   turnEmbeddings(model: string, line: readonly LineSegment[]): Promise<Array<TurnEmbedding & { depth: number }>>;
 }
