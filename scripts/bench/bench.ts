@@ -3,7 +3,9 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { benchmarkAppendThroughput } from './append-throughput-benchmark.ts';
+import { benchmarkPgAppendThroughput } from './append-throughput-pg-benchmark.ts';
 import { parseBenchArguments, USAGE, UsageError } from './args.ts';
+import { type BenchStorage, postgresStorage, sqliteStorage } from './bench-storage.ts';
 import { buildContextOperations, CONTEXT_AT_HEAD } from './build-context-benchmark.ts';
 import { type BuiltHistory, buildHistory } from './build-history.ts';
 import { benchmarkEventsIngest } from './events-ingest-benchmark.ts';
@@ -23,7 +25,7 @@ import { reportProgress } from './progress.ts';
 import { addSizeBaselines, type BenchResult, describeMachine, formatTable, orderResults, writeJsonReport } from './report.ts';
 import { extractSearchArguments, SEARCH_USAGE, searchSizesFor } from './search-args.ts';
 import { benchmarkSearch } from './search-benchmark.ts';
-import { createTemporaryDirectory, removeDatabaseFiles, removeTemporaryDirectory } from './temporary-files.ts';
+import { createTemporaryDirectory, removeTemporaryDirectory } from './temporary-files.ts';
 
 const HISTORY_SEED = 20260101;
 /** 10 rounds of 20 calls: 200 timed calls per operation and size. */
@@ -34,20 +36,27 @@ const JSONL_SAMPLING: InterleavedSamplingOptions = { rounds: 3, iterationsPerRou
 /** Cold turns already in the forest when graduation is timed (the issue's 1k and 10k). */
 const GRADUATION_SIZES = [1_000, 10_000];
 
+/** The URL without its password, for progress lines. */
+function redacted(url: string): string {
+  const parsed = new URL(url);
+  if (parsed.password) parsed.password = '***';
+  return parsed.toString();
+}
+
 async function operationsOn(history: BuiltHistory): Promise<TimedOperation[]> {
   return [...buildContextOperations(history), ...(await forkOperations(history))];
 }
 
 /** Runs every measured code path on a small throwaway history, so the first size is not timed cold. */
-async function warmUp(directory: string): Promise<void> {
+async function warmUp(storage: BenchStorage): Promise<void> {
   reportProgress(`warm-up on ${WARMUP_TURNS} turns (not reported)`);
-  const path = join(directory, 'warm-up.sqlite');
+  const path = await storage.create('warm-up');
   const history = await buildHistory({ path, turns: WARMUP_TURNS, seed: HISTORY_SEED + 1, quiet: true });
   try {
     await sampleInterleaved(await operationsOn(history), { ...LATENCY_SAMPLING, rounds: 2 });
   } finally {
-    history.ledger.close();
-    removeDatabaseFiles(path);
+    await history.ledger.close();
+    await storage.remove(path);
   }
 }
 
@@ -97,11 +106,14 @@ async function main(): Promise<void> {
   reportProgress(
     `node ${machine.node}, ${machine.cpus.count} × ${machine.cpus.model}, ${machine.totalMemGiB} GiB; ` +
       `sizes ${search.only ? '(search only)' : options.sizes.join(', ')}${options.quick ? ' (quick)' : ''}; ` +
-      `search sizes ${searchSizes.join(', ') || 'none'}`,
+      `search sizes ${searchSizes.join(', ') || 'none'}; ${options.db ? `PostgreSQL, fresh databases next to ${redacted(options.db)}` : 'SQLite files'}`,
   );
   const results: BenchResult[] = [];
   const sizeIndependentNames = new Set(HISTORY_BUILDING_SIZE_INDEPENDENT);
   const directory = createTemporaryDirectory();
+  const storage = options.db ? postgresStorage(options.db) : sqliteStorage(directory);
+  // The JSONL baseline's file sits in the scratch directory whatever the engine.
+  const jsonlPathOf = (history: BuiltHistory) => join(directory, `history-${history.turns}.jsonl`);
   const histories: BuiltHistory[] = [];
   try {
     if (!search.only) {
@@ -114,20 +126,21 @@ async function main(): Promise<void> {
       }
     }
     if (searchSizes.length > 0) {
-      const searchResults = await benchmarkSearch({ directory, sizes: searchSizes, quick: options.quick });
+      const searchResults = await benchmarkSearch({ storage, sizes: searchSizes, quick: options.quick });
       results.push(...searchResults.results);
       for (const name of searchResults.baselineNames) sizeIndependentNames.add(name);
     }
   } finally {
-    for (const history of histories) history.ledger.close();
+    for (const history of histories) await history.ledger.close();
+    await storage.close();
     removeTemporaryDirectory(directory);
   }
 
   async function runCoreBenchmarks(): Promise<void> {
-    await warmUp(directory);
+    await warmUp(storage);
     for (const size of options.sizes) {
       reportProgress(`building a history of ${size.toLocaleString('en-US')} turns`);
-      const history = await buildHistory({ path: join(directory, `history-${size}.sqlite`), turns: size, seed: HISTORY_SEED });
+      const history = await buildHistory({ path: await storage.create(`history-${size}`), turns: size, seed: HISTORY_SEED });
       histories.push(history);
       results.push(...historyBuildingResults(history));
     }
@@ -142,7 +155,7 @@ async function main(): Promise<void> {
     reportProgress('the same contexts and forks from a JSONL session file (the file-based baseline)');
     const jsonlOperationsBySize: TimedOperation[] = [];
     for (const history of histories) {
-      const jsonlPath = `${history.path}.jsonl`;
+      const jsonlPath = jsonlPathOf(history);
       await writeJsonlSession(history, jsonlPath);
       jsonlOperationsBySize.push(...jsonlOperations(history, jsonlPath));
     }
@@ -156,9 +169,9 @@ async function main(): Promise<void> {
       results.push(...streamed);
     }
     for (const history of histories.splice(0)) {
-      history.ledger.close();
-      removeDatabaseFiles(history.path);
-      rmSync(`${history.path}.jsonl`, { force: true });
+      await history.ledger.close();
+      await storage.remove(history.path);
+      rmSync(jsonlPathOf(history), { force: true });
     }
     reportProgress(`union-find graduation latency at ${GRADUATION_SIZES.join(' and ')} cold turns`);
     const graduations = latencyResults(
@@ -169,19 +182,30 @@ async function main(): Promise<void> {
     );
     for (const result of graduations) sizeIndependentNames.add(result.name);
     results.push(...graduations);
-    reportProgress('append throughput, ledger against raw better-sqlite3');
-    results.push(
-      ...(await benchmarkAppendThroughput({
-        directory,
-        rounds: options.quick ? 3 : 6,
-        singleTurnsPerRound: options.quick ? 500 : 1000,
-        batchesPerRound: options.quick ? 3 : 5,
-      })),
+    const appendSizes = {
+      rounds: options.quick ? 3 : 6,
+      singleTurnsPerRound: options.quick ? 500 : 1000,
+      batchesPerRound: options.quick ? 3 : 5,
+    };
+    if (storage.databases) {
+      reportProgress('append throughput, ledger against raw pg, and from 4 concurrent clients');
+      results.push(
+        ...(await benchmarkPgAppendThroughput({
+          databases: storage.databases,
+          ...appendSizes,
+          concurrentTurnsPerClient: options.quick ? 250 : 500,
+        })),
+      );
+    } else {
+      reportProgress('append throughput, ledger against raw better-sqlite3');
+      results.push(...(await benchmarkAppendThroughput({ directory, ...appendSizes })));
+    }
+    reportProgress(
+      `events ingest throughput, events ledger against raw ${storage.engine === 'postgres' ? 'pg' : 'better-sqlite3'}`,
     );
-    reportProgress('events ingest throughput, events ledger against raw better-sqlite3');
     results.push(
       ...(await benchmarkEventsIngest({
-        directory,
+        engine: storage.ingestEngine(),
         rounds: options.quick ? 3 : 5,
         eventsPerMeasurement: options.quick ? 5_000 : 20_000,
       })),

@@ -9,6 +9,7 @@ import { BENCH_SESSION_SETTINGS, BUILD_BATCH_TURNS, type BuiltHistory } from './
 import { leadTextSummarizer } from './lead-text-summarizer.ts';
 import type { TimedOperation } from './measure.ts';
 import { reportProgress } from './progress.ts';
+import { isPostgresUrl } from './raw-pg-databases.ts';
 import { createConversationGenerator } from './synthetic-conversation.ts';
 
 export const CONTEXT_BUDGET_TOKENS = 4000;
@@ -35,7 +36,8 @@ export function buildContextOperations(history: BuiltHistory): TimedOperation[] 
  * The session is built on the first call (a warm-up call, never a timed one).
  */
 function unionFindColdContextOperation(history: BuiltHistory): TimedOperation {
-  const path = `${history.path}.union-find.sqlite`;
+  // SQLite: a file of its own; PostgreSQL: a second session in the history's database.
+  const path = isPostgresUrl(history.path) ? history.path : `${history.path}.union-find.sqlite`;
   let session: { headTurnId: string; query: string } | null = null;
   return {
     name: UNION_FIND_CONTEXT_COLD,

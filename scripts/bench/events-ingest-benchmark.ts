@@ -6,9 +6,10 @@
 
 import { join } from 'node:path';
 import { type EventsLedger, openEventsLedger } from '../../packages/events-ledger/src/index.ts';
+import type { AppendEventInput } from '../../packages/events-ledger/src/validate-event.ts';
 import { median, nowMilliseconds } from './measure.ts';
 import { reportProgress } from './progress.ts';
-import { openRawEventStore } from './raw-events-store.ts';
+import { openRawEventStore, type RawEventRow } from './raw-events-store.ts';
 import type { BenchResult } from './report.ts';
 import { createEventGenerator } from './synthetic-events.ts';
 
@@ -24,8 +25,37 @@ export const EVENTS_APPEND_BATCHED_FULL_TEXT = `events appendBatch, ${EVENTS_BAT
 
 const EVENTS_SEED = 20260214;
 
+/** A raw store of either engine (the PostgreSQL one answers with promises). */
+export interface IngestBaseline {
+  precompute(inputs: readonly AppendEventInput[]): RawEventRow[];
+  insertOne(row: RawEventRow): unknown;
+  insertMany(rows: readonly RawEventRow[]): unknown;
+  insertOrIgnoreMany(rows: readonly RawEventRow[]): number | Promise<number>;
+  count(): number | Promise<number>;
+  close(): unknown;
+}
+
+/** Where the stores live: SQLite files in a directory (the default), or databases on a PostgreSQL server. */
+export interface IngestEngine {
+  /** How the baseline names call the full-text insert and the ignoring insert on this engine. */
+  fullTextName: string;
+  ignoreName: string;
+  openLedger(label: string): Promise<EventsLedger>;
+  openRaw(label: string, fullText: boolean): Promise<IngestBaseline>;
+}
+
+export function sqliteIngestEngine(directory: string): IngestEngine {
+  return {
+    fullTextName: 'FTS5 insert',
+    ignoreName: 'INSERT OR IGNORE',
+    openLedger: async (label) => openEventsLedger(join(directory, `events-ledger-${label}.sqlite`)),
+    openRaw: async (label, fullText) =>
+      openRawEventStore(join(directory, `events-raw-${fullText ? 'fts-' : ''}${label}.sqlite`), { fullText }),
+  };
+}
+
 export interface EventsIngestOptions {
-  directory: string;
+  engine: IngestEngine;
   /** Measured rounds; one more runs first as warm-up. */
   rounds: number;
   /** Events per measurement and per store: appended one by one, and in batches of EVENTS_BATCH (a multiple of it). */
@@ -82,13 +112,14 @@ export async function benchmarkEventsIngest(options: EventsIngestOptions): Promi
     throw new Error(`eventsPerMeasurement must be a positive multiple of ${EVENTS_BATCH}, got ${count}`);
   }
   const generator = createEventGenerator(EVENTS_SEED);
-  // A fresh file for each of the four stores; re-delivery runs on the batched stores, against what this round appended.
-  const ledgerForSingles = openEventsLedger(join(options.directory, 'events-ledger-single.sqlite'));
-  const ledgerForBatches = openEventsLedger(join(options.directory, 'events-ledger-batched.sqlite'));
-  const rawForSingles = openRawEventStore(join(options.directory, 'events-raw-single.sqlite'));
-  const rawForBatches = openRawEventStore(join(options.directory, 'events-raw-batched.sqlite'));
-  const fullTextForSingles = openRawEventStore(join(options.directory, 'events-raw-fts-single.sqlite'), { fullText: true });
-  const fullTextForBatches = openRawEventStore(join(options.directory, 'events-raw-fts-batched.sqlite'), { fullText: true });
+  // A fresh store for each of the six; re-delivery runs on the batched stores, against what this round appended.
+  const { engine } = options;
+  const ledgerForSingles = await engine.openLedger('single');
+  const ledgerForBatches = await engine.openLedger('batched');
+  const rawForSingles = await engine.openRaw('single', false);
+  const rawForBatches = await engine.openRaw('batched', false);
+  const fullTextForSingles = await engine.openRaw('single', true);
+  const fullTextForBatches = await engine.openRaw('batched', true);
   try {
     const single: RatesWithFullText = { ledger: [], raw: [], rawFullText: [] };
     const batched: RatesWithFullText = { ledger: [], raw: [], rawFullText: [] };
@@ -112,12 +143,12 @@ export async function benchmarkEventsIngest(options: EventsIngestOptions): Promi
             for (const input of singleInputs) await ledgerForSingles.append(input);
           }),
         () =>
-          eventsPerSecond(count, () => {
-            for (const row of singleRows) rawForSingles.insertOne(row);
+          eventsPerSecond(count, async () => {
+            for (const row of singleRows) await rawForSingles.insertOne(row);
           }),
         () =>
-          eventsPerSecond(count, () => {
-            for (const row of singleFullTextRows) fullTextForSingles.insertOne(row);
+          eventsPerSecond(count, async () => {
+            for (const row of singleFullTextRows) await fullTextForSingles.insertOne(row);
           }),
       );
       const [ledgerBatchedRate, rawBatchedRate, fullTextBatchedRate] = await interleaved<[number, number, number]>(
@@ -127,12 +158,12 @@ export async function benchmarkEventsIngest(options: EventsIngestOptions): Promi
             for (const inputs of batchInputs) await ledgerForBatches.appendBatch(inputs);
           }),
         () =>
-          eventsPerSecond(count, () => {
-            for (const rows of batchRows) rawForBatches.insertMany(rows);
+          eventsPerSecond(count, async () => {
+            for (const rows of batchRows) await rawForBatches.insertMany(rows);
           }),
         () =>
-          eventsPerSecond(count, () => {
-            for (const rows of batchFullTextRows) fullTextForBatches.insertMany(rows);
+          eventsPerSecond(count, async () => {
+            for (const rows of batchFullTextRows) await fullTextForBatches.insertMany(rows);
           }),
       );
       const [ledgerRedeliveryRate, rawRedeliveryRate] = await interleaved<[number, number]>(
@@ -144,8 +175,8 @@ export async function benchmarkEventsIngest(options: EventsIngestOptions): Promi
             }
           }),
         () =>
-          eventsPerSecond(count, () => {
-            for (const rows of batchRows) rawRewritten += rawForBatches.insertOrIgnoreMany(rows);
+          eventsPerSecond(count, async () => {
+            for (const rows of batchRows) rawRewritten += await rawForBatches.insertOrIgnoreMany(rows);
           }),
       );
       if (redelivered !== count || rawRewritten !== 0) {
@@ -173,7 +204,9 @@ export async function benchmarkEventsIngest(options: EventsIngestOptions): Promi
     const stored = (options.rounds + 1) * count;
     await verifiedCount(ledgerForSingles, stored, 'one-by-one');
     await verifiedCount(ledgerForBatches, stored, 'batched');
-    const rawCounts = [rawForSingles, rawForBatches, fullTextForSingles, fullTextForBatches].map((store) => store.count());
+    const rawCounts = await Promise.all(
+      [rawForSingles, rawForBatches, fullTextForSingles, fullTextForBatches].map((store) => store.count()),
+    );
     if (rawCounts.some((rawCount) => rawCount !== stored)) {
       throw new Error('events ingest: a raw store does not hold every row once');
     }
@@ -182,19 +215,19 @@ export async function benchmarkEventsIngest(options: EventsIngestOptions): Promi
       const baseline = median(baselineRates);
       return { name, unit: 'events/s', value, baseline, ratio: value / baseline };
     };
+    // The SQLite names as they always were; on another engine, its own words for the same baselines.
+    const named = (name: string) =>
+      name.replace('FTS5 insert', engine.fullTextName).replace('INSERT OR IGNORE', engine.ignoreName);
     return [
-      result(EVENTS_APPEND_ONE_PER_TRANSACTION, single.ledger, single.raw),
-      result(EVENTS_APPEND_ONE_PER_TRANSACTION_FULL_TEXT, single.ledger, single.rawFullText),
-      result(EVENTS_APPEND_BATCHED, batched.ledger, batched.raw),
-      result(EVENTS_APPEND_BATCHED_FULL_TEXT, batched.ledger, batched.rawFullText),
-      result(EVENTS_REDELIVERY, redelivery.ledger, redelivery.raw),
+      result(named(EVENTS_APPEND_ONE_PER_TRANSACTION), single.ledger, single.raw),
+      result(named(EVENTS_APPEND_ONE_PER_TRANSACTION_FULL_TEXT), single.ledger, single.rawFullText),
+      result(named(EVENTS_APPEND_BATCHED), batched.ledger, batched.raw),
+      result(named(EVENTS_APPEND_BATCHED_FULL_TEXT), batched.ledger, batched.rawFullText),
+      result(named(EVENTS_REDELIVERY), redelivery.ledger, redelivery.raw),
     ];
   } finally {
     await ledgerForSingles.close();
     await ledgerForBatches.close();
-    rawForSingles.close();
-    rawForBatches.close();
-    fullTextForSingles.close();
-    fullTextForBatches.close();
+    for (const store of [rawForSingles, rawForBatches, fullTextForSingles, fullTextForBatches]) await store.close();
   }
 }

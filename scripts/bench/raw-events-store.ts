@@ -104,7 +104,6 @@ export function openRawEventStore(path: string, options: RawEventStoreOptions = 
   const values = new Array(fullText ? 12 : 11).fill('?').join(', ');
   const insert = sqlite.prepare(`INSERT INTO events (${columns}) VALUES (${values})`);
   const insertOrIgnore = sqlite.prepare(`INSERT OR IGNORE INTO events (${columns}) VALUES (${values})`);
-  const heads = new Map<string, { seq: number; hash: string }>();
   const insertOne = sqlite.transaction((row: RawEventRow) => {
     insert.run(row);
   });
@@ -116,7 +115,21 @@ export function openRawEventStore(path: string, options: RawEventStoreOptions = 
     for (const row of rows) written += insertOrIgnore.run(row).changes;
     return written;
   });
-  const precompute = (inputs: readonly AppendEventInput[]): RawEventRow[] => {
+  const precompute = eventRowPrecomputer(fullText);
+  return {
+    precompute,
+    insertOne: (row) => insertOne.immediate(row),
+    insertMany: (rows) => insertMany.immediate(rows),
+    insertOrIgnoreMany: (rows) => insertOrIgnoreMany.immediate(rows),
+    count: () => (sqlite.prepare('SELECT count(*) AS count FROM events').get() as { count: number }).count,
+    close: () => sqlite.close(),
+  };
+}
+
+/** Untimed row making shared by the raw stores of both engines: the rows the ledger would store, continuing per-channel chains. */
+export function eventRowPrecomputer(fullText: boolean): (inputs: readonly AppendEventInput[]) => RawEventRow[] {
+  const heads = new Map<string, { seq: number; hash: string }>();
+  return (inputs: readonly AppendEventInput[]): RawEventRow[] => {
     const receivedAt = Date.now();
     return inputs.map((input) => {
       const head = heads.get(input.channel);
@@ -138,13 +151,5 @@ export function openRawEventStore(path: string, options: RawEventStoreOptions = 
       const row: EventColumns = [id, channel, externalId, author, kind, payload, occurredAt, receivedAt, seq, prevHash, hash];
       return fullText ? ([...row, searchTextOf(author, JSON.parse(payload))] as const) : row;
     });
-  };
-  return {
-    precompute,
-    insertOne: (row) => insertOne.immediate(row),
-    insertMany: (rows) => insertMany.immediate(rows),
-    insertOrIgnoreMany: (rows) => insertOrIgnoreMany.immediate(rows),
-    count: () => (sqlite.prepare('SELECT count(*) AS count FROM events').get() as { count: number }).count,
-    close: () => sqlite.close(),
   };
 }

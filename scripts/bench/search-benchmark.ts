@@ -2,17 +2,16 @@
 // eventsLedger.search, per query kind and over the mix, on histories of each search size (built by search-history.ts),
 // sampled in rounds that alternate between sizes. Also the build time and the size of the full-text indexes.
 
-import { join } from 'node:path';
 import { createAgentsLedger } from '../../packages/agents-ledger/src/index.ts';
 import { openRawSqlite } from '../../packages/db/src/testing.ts';
 import { createEventsLedger } from '../../packages/events-ledger/src/index.ts';
+import type { BenchStorage } from './bench-storage.ts';
 import { nowMilliseconds, percentile } from './measure.ts';
 import { reportProgress } from './progress.ts';
 import type { BenchResult } from './report.ts';
 import { DeadlineExceededError, type DeadlineGuard, guardWithDeadline } from './search-deadline.ts';
 import { buildSearchHistory, SEARCH_BATCH, SEARCH_HISTORY_DESCRIPTION, type SearchHistory } from './search-history.ts';
 import { QUERY_KINDS, type QueryKind } from './search-queries.ts';
-import { removeDatabaseFiles } from './temporary-files.ts';
 
 export const DEFAULT_SEARCH_SIZES = [10_000, 100_000];
 export const QUICK_SEARCH_SIZES = [10_000];
@@ -214,21 +213,23 @@ function tableBytes(history: SearchHistory): { sizes: Map<string, number>; searc
   }
 }
 
-function storageResults(history: SearchHistory): BenchResult[] {
+function storageResults(history: SearchHistory, engine: BenchStorage['engine']): BenchResult[] {
   const size = history.size;
-  const measured = tableBytes(history);
+  const measured = engine === 'sqlite' ? tableBytes(history) : null;
   if (!measured) {
-    // No dbstat in this SQLite: the file's growth while each part was written, index and rows together.
+    // No dbstat in this SQLite, or PostgreSQL: the database's growth while each part was written, index and rows together.
     const { empty, afterTurns, afterEvents } = history.fileBytes;
+    const how = engine === 'sqlite' ? 'file growth' : 'database growth';
+    const why = engine === 'sqlite' ? 'no dbstat' : 'pg_database_size';
     return [
       {
-        name: `${TAG} file growth, turns with their index (no dbstat)`,
+        name: `${TAG} ${how}, turns with their index (${why})`,
         size,
         unit: 'MiB',
         value: (afterTurns - empty) / MEBIBYTE,
       },
       {
-        name: `${TAG} file growth, events with their index (no dbstat)`,
+        name: `${TAG} ${how}, events with their index (${why})`,
         size,
         unit: 'MiB',
         value: (afterEvents - afterTurns) / MEBIBYTE,
@@ -276,7 +277,7 @@ function buildResults(history: SearchHistory): BenchResult[] {
 }
 
 export interface SearchBenchmarkOptions {
-  directory: string;
+  storage: BenchStorage;
   sizes: readonly number[];
   quick: boolean;
 }
@@ -294,13 +295,14 @@ export async function benchmarkSearch(options: SearchBenchmarkOptions): Promise<
     for (const size of options.sizes) {
       reportProgress(`search: building ${size.toLocaleString('en-US')} turns (${SEARCH_HISTORY_DESCRIPTION}) and as many events`);
       const history = await buildSearchHistory({
-        path: join(options.directory, `search-${size}.sqlite`),
+        path: await options.storage.create(`search-${size}`),
+        bytesOf: options.storage.bytes,
         size,
         seed: SEARCH_SEED,
       });
       histories.push(history);
       const measuring = nowMilliseconds();
-      results.push(...buildResults(history), ...storageResults(history));
+      results.push(...buildResults(history), ...storageResults(history, options.storage.engine));
       reportProgress(`  index and table sizes measured in ${((nowMilliseconds() - measuring) / 1000).toFixed(1)} s`);
     }
     const plan = options.quick ? QUICK_SAMPLING : FULL_SAMPLING;
@@ -320,7 +322,7 @@ export async function benchmarkSearch(options: SearchBenchmarkOptions): Promise<
   } finally {
     for (const history of histories) {
       await history.ledger.close();
-      removeDatabaseFiles(history.path);
+      await options.storage.remove(history.path);
     }
   }
   const baselineNames = new Set<string>([BUILD_TURN_COST, BUILD_EVENT_COST]);

@@ -5,7 +5,6 @@
 
 import { type AgentsLedger, openAgentsLedger } from '../../packages/agents-ledger/src/index.ts';
 import type { SessionSettings } from '../../packages/core/src/index.ts';
-import { openRawSqlite } from '../../packages/db/src/testing.ts';
 import { createEventsLedger, type EventsLedger } from '../../packages/events-ledger/src/index.ts';
 import { leadTextSummarizer } from './lead-text-summarizer.ts';
 import { nowMilliseconds } from './measure.ts';
@@ -41,25 +40,18 @@ export interface SearchHistory {
   /** Part of turnsMilliseconds: shouldCompact and compact. */
   compactionMilliseconds: number;
   eventsMilliseconds: number;
-  /** page_count × page_size before anything was written, after the turns, and after the events. */
+  /** The database's size (SQLite: page_count × page_size; PostgreSQL: pg_database_size) before anything was written, after the turns, and after the events. */
   fileBytes: { empty: number; afterTurns: number; afterEvents: number };
 }
 
 export interface BuildSearchHistoryOptions {
+  /** A SQLite file path or a postgres:// URL of an empty database. */
   path: string;
+  /** The database's size on disk, read through a connection of its own (storage is the engine's business). */
+  bytesOf: (path: string) => Promise<number>;
   size: number;
   seed: number;
   quiet?: boolean;
-}
-
-/** The database's size in pages, read through a connection of its own (storage is the engine's business). */
-function fileBytes(path: string): number {
-  const sqlite = openRawSqlite(path, { readonly: true });
-  try {
-    return (sqlite.pragma('page_count', { simple: true }) as number) * (sqlite.pragma('page_size', { simple: true }) as number);
-  } finally {
-    sqlite.close();
-  }
 }
 
 export async function buildSearchHistory(options: BuildSearchHistoryOptions): Promise<SearchHistory> {
@@ -68,7 +60,7 @@ export async function buildSearchHistory(options: BuildSearchHistoryOptions): Pr
   const events = createEventsLedger({ store: ledger.store });
   try {
     const plan = planQueries(size, options.seed);
-    const empty = fileBytes(options.path);
+    const empty = await options.bytesOf(options.path);
     const session = await ledger.createSession({ label: `search-bench-${size}`, settings: SEARCH_SESSION_SETTINGS });
     const conversation = createConversationGenerator(options.seed);
     const phrases: string[] = [];
@@ -105,7 +97,7 @@ export async function buildSearchHistory(options: BuildSearchHistoryOptions): Pr
       progress(`turns (${compactions} compactions)`, appended, turnsStart);
     }
     const turnsMilliseconds = nowMilliseconds() - turnsStart;
-    const afterTurns = fileBytes(options.path);
+    const afterTurns = await options.bytesOf(options.path);
     const generator = createEventGenerator(options.seed + 1);
     const eventsStart = nowMilliseconds();
     for (let appended = 0; appended < size; ) {
@@ -130,7 +122,7 @@ export async function buildSearchHistory(options: BuildSearchHistoryOptions): Pr
       turnsMilliseconds,
       compactionMilliseconds,
       eventsMilliseconds,
-      fileBytes: { empty, afterTurns, afterEvents: fileBytes(options.path) },
+      fileBytes: { empty, afterTurns, afterEvents: await options.bytesOf(options.path) },
     };
     await checkPlanted(history, session.id);
     return history;
