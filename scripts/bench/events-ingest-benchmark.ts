@@ -5,8 +5,7 @@
 // ledger's own work (validation, canonical JSON, hashing, the re-delivery lookup, the tail).
 
 import { join } from 'node:path';
-import { type EventsLedger, openEventsLedger } from '../../packages/events-ledger/src/index.ts';
-import type { AppendEventInput } from '../../packages/events-ledger/src/validate-event.ts';
+import { type AppendEventInput, type EventsLedger, openEventsLedger } from '../../packages/events-ledger/src/index.ts';
 import { median, nowMilliseconds } from './measure.ts';
 import { reportProgress } from './progress.ts';
 import { openRawEventStore, type RawEventRow } from './raw-events-store.ts';
