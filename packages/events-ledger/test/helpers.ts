@@ -6,8 +6,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { type IdGenerator, LedgerError, sequentialIds } from '@nexus/core';
-import { openRawSqlite, type RawSqlite } from '@nexus/db/testing';
-import { expect } from 'vitest';
+import { freshPostgresDatabase, openRawSqlite, type RawSqlite } from '@nexus/db/testing';
+import { expect, inject } from 'vitest';
 import { type EventsLedger, type EventsLedgerOptions, openEventsLedger } from '../src/index.ts';
 
 export const START_TIME = 1_700_000_000_000;
@@ -189,4 +189,40 @@ export function expectIntactChains(rows: readonly RawEventRow[]): void {
       expect(row.prev_hash, `prevHash of ${channel}#${row.seq}`).toBe(index === 0 ? null : sorted[index - 1]?.hash);
     });
   }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Both engines: the same test on a SQLite file and on a fresh PostgreSQL database.
+
+export type Engine = 'sqlite' | 'postgres';
+
+/** The run's PostgreSQL server (vitest's global setup), or null where none is installed. */
+export function postgresServer(): string | null {
+  return inject('postgresUrl');
+}
+
+/** An events ledger on a fresh database of `engine`, with sequential ids and a stepping clock. */
+export async function openEngineEvents(
+  engine: Engine,
+  label = 'events',
+): Promise<{ ledger: EventsLedger; location: string; cleanup(): Promise<void> }> {
+  let location: string;
+  let dir: string | null = null;
+  if (engine === 'sqlite') {
+    dir = makeTempDir();
+    location = path.join(dir, 'events.db');
+  } else {
+    const server = postgresServer();
+    if (!server) throw new Error('no PostgreSQL server in this run');
+    location = await freshPostgresDatabase(server, label);
+  }
+  const ledger = openEventsLedger(location, { generateId: sequentialIds(), now: steppingClock() });
+  return {
+    ledger,
+    location,
+    async cleanup() {
+      await ledger.close().catch(() => undefined);
+      if (dir) fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
 }
