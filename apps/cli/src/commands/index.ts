@@ -3,6 +3,7 @@
 import type { Command } from '../command.ts';
 import { chatCommand } from './chat.ts';
 import { compactCommand, forkCommand } from './compaction.ts';
+import { copyCommand } from './copy.ts';
 import { demo } from './demo.ts';
 import { eventsAppend, eventsCheckpoint, eventsIngest, eventsList, eventsVerify } from './events.ts';
 import { exportCommand } from './export.ts';
@@ -31,6 +32,7 @@ export const COMMANDS: Command[] = [
   dropTopicCommand,
   importCommand,
   exportCommand,
+  copyCommand,
   chatCommand,
   searchCommand,
   doctorCommand,

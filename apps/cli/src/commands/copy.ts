@@ -1,0 +1,122 @@
+// `nexus copy --from LOCATION --to LOCATION`: a whole ledger from one engine to another (a SQLite
+// file to a PostgreSQL database, back, or between two of a kind), ids and hashes kept. The work is
+// @nexus/db's copyLedger; this file opens both stores, draws progress on a terminal and reports.
+
+import { type CopyLedgerCounts, type CopyLedgerProgress, copyLedger, type LedgerStore, openLedgerStore } from '@nexus/db';
+import cliProgress from 'cli-progress';
+import { stringOption, UsageError } from '../arguments.ts';
+import type { Command, CommandIo } from '../command.ts';
+
+export const copyCommand: Command = {
+  path: ['copy'],
+  summary: 'Copy a whole ledger into an empty one: SQLite file ↔ postgres:// URL, ids and hashes kept.',
+  arguments: [],
+  options: {
+    from: { type: 'string', description: 'the ledger to copy: a SQLite file or a postgres:// URL', valueName: 'FILE|URL' },
+    to: { type: 'string', description: 'an empty ledger to copy into (created when missing)', valueName: 'FILE|URL' },
+  },
+  details: [
+    'Copies sessions and their forks, turns and compactions (every column, ids kept), union-find forests, topic drops,',
+    'events (ids, seq, hashes and payload bytes as stored), the turns’ event links, transcript import records and turn',
+    'embeddings. `nexus events verify` and `nexus doctor` on the copy check it like the original. Reads a page at a time',
+    '(the ledger never in memory at once); progress goes to stderr when it is a terminal.',
+    '',
+    'The target must be empty: a new file, or a new PostgreSQL database (createdb nexus; the copy migrates it). Stop',
+    'writers to the source while it runs. An interrupted copy leaves a partial target: delete it and run again.',
+    '',
+    '  nexus copy --from ./nexus.db --to postgres://nexus@db.internal/nexus',
+    '  nexus copy --from postgres://nexus@db.internal/nexus --to ./backup.db',
+    '',
+    '--db is not used: --from and --to name both ledgers.',
+  ].join('\n'),
+  async run({ options, io }) {
+    const from = stringOption(options.from);
+    const to = stringOption(options.to);
+    if (!from || !to) throw new UsageError('give both ledgers: nexus copy --from FILE|URL --to FILE|URL.');
+    if (from === to) throw new UsageError('--from and --to name the same ledger: copy into a new file or database.');
+    let source: LedgerStore | null = null;
+    let target: LedgerStore | null = null;
+    const progress = startCopyProgress(io);
+    try {
+      // The source must be a ledger already (a typo must not create an empty one and copy nothing).
+      source = openLedgerStore(from, { mustExist: true });
+      target = openLedgerStore(to);
+      const copied = await copyLedger(source, target, { onProgress: progress.update });
+      progress.stop();
+      io.print(`copied ${source.location} to ${target.location}: ${summaryOf(copied)}`);
+      io.print(`check the copy: nexus events verify --db ${quoted(to)} && nexus doctor --db ${quoted(to)}`);
+      return { from: source.location, to: target.location, copied };
+    } finally {
+      progress.stop();
+      await source?.close();
+      await target?.close();
+    }
+  },
+};
+
+function summaryOf(copied: CopyLedgerCounts): string {
+  return [
+    `${count(copied.sessions, 'session')}`,
+    `${count(copied.turns, 'turn')} (${count(copied.compactions, 'compaction')})`,
+    `${count(copied.forests, 'forest')}`,
+    `${count(copied.events, 'event')} on ${count(copied.channels, 'channel')}`,
+    `${count(copied.eventLinks, 'event link')}`,
+    `${count(copied.topicDrops, 'topic drop')}`,
+    `${count(copied.transcriptSources, 'transcript source')} (${count(copied.transcriptLines, 'line')})`,
+    `${count(copied.embeddings, 'embedding')}`,
+  ].join(', ');
+}
+
+function count(value: number, noun: string): string {
+  return `${value} ${noun}${value === 1 ? '' : 's'}`;
+}
+
+function quoted(location: string): string {
+  return /^[\w./:@%+=,-]+$/.test(location) ? location : `'${location.replaceAll("'", "'\\''")}'`;
+}
+
+interface CopyProgressBar {
+  update(progress: CopyLedgerProgress): void;
+  stop(): void;
+}
+
+/** A progress bar over the source's turns (cli-progress), on stderr only when it is a terminal. */
+function startCopyProgress(io: CommandIo): CopyProgressBar {
+  // cli-progress writes escape codes to a stream; this one forwards them to io.progress, which is
+  // silent unless stderr is a terminal.
+  const stream = {
+    isTTY: true,
+    columns: process.stderr.columns || 100,
+    write: (text: string) => {
+      io.progress(text);
+      return true;
+    },
+  } as unknown as NodeJS.WritableStream;
+  const bar = new cliProgress.SingleBar(
+    {
+      stream,
+      format: 'copying {bar} {value}/{total} turns | {sessions} sessions | {events} events | {stage}',
+      barsize: 20,
+      hideCursor: false,
+      clearOnComplete: false,
+      fps: 5,
+    },
+    cliProgress.Presets.shades_classic,
+  );
+  let started = false;
+  let stopped = false;
+  return {
+    update: ({ stage, copied, totalTurns }) => {
+      if (stopped) return;
+      const payload = { sessions: copied.sessions, events: copied.events, stage };
+      if (!started) {
+        started = true;
+        bar.start(totalTurns, copied.turns, payload);
+      } else bar.update(copied.turns, payload);
+    },
+    stop: () => {
+      if (started && !stopped) bar.stop();
+      stopped = true;
+    },
+  };
+}
