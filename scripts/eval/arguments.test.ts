@@ -13,11 +13,19 @@ describe('parseEvalArguments', () => {
       retrievalShare: null,
       minRelevance: null,
       recall: {},
+      dbServer: null,
       diff: null,
       scoresPath: null,
       fromPath: null,
       help: false,
     });
+  });
+
+  it('takes a PostgreSQL server as --db-server postgres://… and refuses anything else', () => {
+    expect(parseEvalArguments(['--data', 'a.json', '--db-server', 'postgres://u@h:5432/db']).dbServer).toBe(
+      'postgres://u@h:5432/db',
+    );
+    expect(() => parseEvalArguments(['--data', 'a.json', '--db-server', 'ledger.db'])).toThrow(UsageError);
   });
 
   it('takes recall settings as --recall name=value,…', () => {

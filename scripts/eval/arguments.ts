@@ -23,6 +23,8 @@ export interface EvalArguments {
   minRelevance: number | null;
   /** hybrid: recall settings other than the ledger's defaults (--recall name=value,…). */
   recall: Record<string, number | string>;
+  /** A postgres:// server URL: run on PostgreSQL, a fresh database per ledger. Null: SQLite files. */
+  dbServer: string | null;
   /** Two strategies to diff question by question, or null. */
   diff: [StrategyName, StrategyName] | null;
   /** Where to append every question's scores as JSON Lines, as each conversation finishes. */
@@ -46,6 +48,8 @@ Options:
   --strategies LIST     comma-separated from recent, retrieval, flat, union-find, hybrid (default: all)
   --retrieval-share X   hybrid: most of B retrieved turns may take (chosen first), 0–1 (default: the ledger's, 1)
   --min-relevance X     hybrid: leave out matches scoring under X × the best bm25 score, 0–1 (default: the ledger's, 0)
+  --db-server URL      run on PostgreSQL: each ledger in a fresh database made next to the one URL names
+                        (postgres://user@host:port/db; the user may CREATE DATABASE), dropped once scored
   --recall SETTINGS     hybrid: recall settings as name=value,… (neighbours, neighbourShare, feedbackTerms,
                         feedbackFrom, feedbackWeight, candidates, packing=value|density; default: the ledger's)
   --budgets LIST        context budgets B in tokens (default ${DEFAULT_BUDGETS.join(',')})
@@ -114,6 +118,7 @@ export function parseEvalArguments(argv: readonly string[]): EvalArguments {
     retrievalShare: null,
     minRelevance: null,
     recall: {},
+    dbServer: null,
     diff: null,
     scoresPath: null,
     fromPath: null,
@@ -169,6 +174,12 @@ export function parseEvalArguments(argv: readonly string[]): EvalArguments {
       case '--recall':
         parsed.recall = parseRecall(takeValue());
         break;
+      case '--db-server': {
+        const value = takeValue();
+        if (!/^postgres(ql)?:\/\//i.test(value)) throw new UsageError('--db-server takes a postgres:// URL.');
+        parsed.dbServer = value;
+        break;
+      }
       case '--json':
         parsed.jsonPath = takeValue();
         break;

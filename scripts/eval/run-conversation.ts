@@ -58,6 +58,19 @@ export interface ConversationRun {
   windowRaises: WindowRaise[];
 }
 
+/** Fresh, empty ledger locations, and their removal once scored. */
+export interface LedgerPlaces {
+  create(label: string): Promise<string>;
+  remove(location: string): Promise<void>;
+}
+
+function sqlitePlaces(directory: string): LedgerPlaces {
+  return {
+    create: async (label) => join(directory, `${label}.sqlite`),
+    remove: async (path) => removeDatabaseFiles(path),
+  };
+}
+
 export interface RunConversationOptions {
   strategies: readonly StrategyName[];
   budgets: readonly number[];
@@ -71,6 +84,8 @@ export interface RunConversationOptions {
   recall?: RecallTuning;
   /** Scratch folder for the SQLite files; each is removed once scored. */
   directory: string;
+  /** Where the ledgers go instead of SQLite files in `directory` (PostgreSQL: a fresh database each). */
+  places?: LedgerPlaces;
   /** Called before each import, with what is about to run ("union-find @ 2000"). */
   onStep?: (step: string) => void;
 }
@@ -101,6 +116,7 @@ export async function runConversation(loaded: LoadedConversation, options: RunCo
   const { conversation, file } = loaded;
   const run: ConversationRun = { scores: [], costs: [], windowRaises: [] };
   const largest = largestMessageTokens(conversation);
+  const places = options.places ?? sqlitePlaces(options.directory);
   for (const strategy of options.strategies) {
     if (strategy === 'recent' || strategy === 'retrieval') {
       options.onStep?.(strategy);
@@ -109,7 +125,7 @@ export async function runConversation(loaded: LoadedConversation, options: RunCo
         settings: NO_COMPACTION,
         budgets: options.budgets,
         full: true,
-        path: join(options.directory, `${strategy}.sqlite`),
+        path: await places.create(strategy),
       });
       run.scores.push(...measured.scores);
       run.costs.push(measured.cost);
@@ -123,7 +139,7 @@ export async function runConversation(loaded: LoadedConversation, options: RunCo
         settings,
         budgets: [budget],
         full: false,
-        path: join(options.directory, `${strategy}-${budget}.sqlite`),
+        path: await places.create(`${strategy}-${budget}`),
       });
       run.scores.push(...measured.scores);
       run.costs.push(measured.cost);
@@ -193,7 +209,7 @@ async function measureImport(
     };
   } finally {
     await ledger.close();
-    removeDatabaseFiles(plan.path);
+    await (options.places ?? sqlitePlaces(options.directory)).remove(plan.path);
   }
 }
 

@@ -15,6 +15,7 @@ import {
   DEFAULT_RETRIEVAL_SHARE,
   type RecallTuning,
 } from '../../packages/agents-ledger/src/index.ts';
+import { postgresStorage } from '../bench/bench-storage.ts';
 import { aggregateRows, type CostRow, type ImportCost, type ResultRow, type ScoredQuestion, sumCosts } from './aggregate.ts';
 import type { Mode, StrategyName, SummarizerName } from './arguments.ts';
 import { collectDataFiles, DataError, type LoadedConversation, loadConversationFile } from './load-data.ts';
@@ -33,6 +34,8 @@ export interface EvaluationOptions {
   minRelevance?: number | null;
   /** hybrid's recall settings beside the ledger's defaults. */
   recall?: RecallTuning;
+  /** A postgres:// server URL: every ledger in a fresh database made next to the one it names (dropped once scored). */
+  dbServer?: string | null;
   onProgress?: (progress: EvaluationProgress) => void;
   /** Runs one conversation (default run-conversation.ts); tests put a failing one in its place. */
   runConversation?: typeof runConversation;
@@ -109,6 +112,7 @@ export interface EvaluationResult {
 export async function runEvaluation(options: EvaluationOptions): Promise<EvaluationResult> {
   const loaded = loadAll(collectDataFiles(options.data));
   const directory = mkdtempSync(join(tmpdir(), 'nexus-eval-'));
+  const server = options.dbServer ? postgresStorage(options.dbServer) : null;
   const scores: ScoredQuestion[] = [];
   const costs: ImportCost[] = [];
   const windowRaises: WindowRaise[] = [];
@@ -134,6 +138,7 @@ export async function runEvaluation(options: EvaluationOptions): Promise<Evaluat
           minRelevance: options.minRelevance ?? DEFAULT_MIN_RELEVANCE,
           recall: options.recall ?? {},
           directory,
+          ...(server ? { places: server } : {}),
           onStep: (step) => options.onProgress?.({ ...progress, step }),
         });
       } catch (error) {
@@ -151,6 +156,7 @@ export async function runEvaluation(options: EvaluationOptions): Promise<Evaluat
       options.onConversation?.({ file: item.file, scores: run.scores, report: reportSoFar() });
     }
   } finally {
+    await server?.close();
     rmSync(directory, { recursive: true, force: true });
   }
   return { report: reportSoFar(), scores };
