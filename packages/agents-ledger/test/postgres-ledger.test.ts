@@ -84,6 +84,15 @@ async function script(ledger: AgentsLedger): Promise<Seen> {
     toolResultTurn('toolu_1', 'export const zebrafish = 42; // the narwhal migration'),
   ]);
   seen.tools = tools.map(turnView);
+  // Byte for byte: content and metadata come back as appended, object keys in their order (what a
+  // model API's prompt cache and a hash of the turn see), not only as equal values.
+  const keyed = await ledger.appendTurn(session.id, {
+    role: 'assistant',
+    content: [{ type: 'tool_use', id: 'toolu_2', name: 'run', input: { zeta: 1, alpha: { y: 2, b: 3 } } }],
+    metadata: { source: 'test', a: 1 },
+  });
+  await ledger.appendTurn(session.id, toolResultTurn('toolu_2', 'ran'));
+  seen.serialized = JSON.stringify([await ledger.getTurn(keyed.id), (await ledger.buildContext(keyed.id)).messages]);
 
   // Flat compactions.
   const c1 = await ledger.compact(session.id, { trigger: 'manual' });
@@ -238,6 +247,7 @@ describe.skipIf(server === null)(
       ['emptyConflict', 'expecting an empty session when it is not names its head'],
       ['headAfterConflicts', 'the head after refused appends'],
       ['tools', 'a tool exchange appended in one batch'],
+      ['serialized', 'a turn and a context serialized: object keys in the order they were appended'],
       ['compactions', 'flat compactions: cut, tokens, summary'],
       ['summarized', 'the turns a compaction summarized'],
       ['canon', 'the compaction standing in for a summarized turn'],

@@ -48,6 +48,8 @@ async function script(events: EventsLedger): Promise<Seen> {
     );
   }
   seen.appended = appended;
+  // Byte for byte: payloads come back with their object keys in the order they were appended.
+  seen.serialized = JSON.stringify(await events.get(appended[0]?.event.id as string));
   seen.batch = await attempt(() =>
     events.appendBatch([
       { channel: 'ops', externalId: 'b1', payload: { text: 'zebrafish paged twice' } },
@@ -156,6 +158,7 @@ describe.skipIf(server === null)(
 
     const steps = [
       ['appended', 'appended events: ids, seqs, hashes, payloads'],
+      ['serialized', 'an event serialized: payload keys in the order they were appended'],
       ['batch', 'a batch over several channels with a re-delivery in it'],
       ['redelivered', 'a re-delivery of the same content'],
       ['conflicting', 'a re-delivery with different content'],
