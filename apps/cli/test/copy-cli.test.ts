@@ -5,9 +5,11 @@
 // server is installed (test/postgres/global-setup.ts says so in one line; in CI it never is).
 
 import path from 'node:path';
+import { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { freshPostgresDatabase } from '@nexus/db/testing';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { main } from '../src/main.ts';
 import { runCli, tempFolder } from './run-cli.ts';
 
 const FIXTURES = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../packages/transcripts/test/fixtures');
@@ -204,6 +206,28 @@ describe('nexus copy SQLite → SQLite', () => {
     );
     expect(event.event.seq).toBe(4);
     expect((await json<{ ok: boolean }>(['events', 'verify'], copy)).ok).toBe(true);
+  });
+
+  it('draws progress on stderr when it is a terminal: turns copied of the total, sessions, events', async () => {
+    let stdout = '';
+    let stderr = '';
+    const code = await main(['copy', '--from', original, '--to', path.join(temp.folder, 'copy-terminal.db')], {
+      stdout: (text) => {
+        stdout += text;
+      },
+      stderr: (text) => {
+        stderr += text;
+      },
+      stdin: Readable.from(['']),
+      stderrIsTerminal: true,
+      env: {},
+    });
+    expect(code, stderr).toBe(0);
+    const total = /(\d+) turns \(/.exec(stdout)?.[1];
+    expect(total).toBeDefined();
+    expect(stderr).toContain('copying');
+    expect(stderr).toContain(`${total}/${total} turns`);
+    expect(stderr).toMatch(/\d+ sessions \| 4 events \| done/);
   });
 
   it('refuses a target that holds a ledger, and leaves it as it was', async () => {
