@@ -3,6 +3,7 @@
 
 import { describe } from 'vitest';
 import type { LedgerStore } from '../src/index.ts';
+import { copyContract } from './contract/copy-contract.ts';
 import { eventContract } from './contract/event-contract.ts';
 import { forestContract } from './contract/forest-contract.ts';
 import { importContract } from './contract/import-contract.ts';
@@ -25,5 +26,6 @@ export function runStoreContract(engine: string, subject: StoreUnderTest): void 
     forestContract(subject);
     importContract(subject);
     maintenanceContract(subject);
+    copyContract(subject);
   });
 }
