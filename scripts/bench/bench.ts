@@ -215,7 +215,7 @@ async function main(): Promise<void> {
   const ordered = orderResults(results);
   process.stdout.write(`${formatTable(ordered)}\n`);
   if (options.jsonPath) {
-    writeJsonReport(options.jsonPath, machine, ordered);
+    writeJsonReport(options.jsonPath, machine, ordered, storage.engine);
     reportProgress(`wrote ${options.jsonPath}`);
   }
   reportProgress(`done in ${((nowMilliseconds() - started) / 1000).toFixed(1)} s`);

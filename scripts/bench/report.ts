@@ -83,8 +83,13 @@ export function formatTable(results: readonly BenchResult[]): string {
   return formatTextTable(header, rows, new Set([0, 2]));
 }
 
-export function writeJsonReport(path: string, machine: MachineDescription, results: readonly BenchResult[]): void {
-  writeFileSync(path, `${JSON.stringify({ machine, results }, null, 2)}\n`);
+export function writeJsonReport(
+  path: string,
+  machine: MachineDescription,
+  results: readonly BenchResult[],
+  engine: 'sqlite' | 'postgres' = 'sqlite',
+): void {
+  writeFileSync(path, `${JSON.stringify({ machine, engine, results }, null, 2)}\n`);
 }
 
 /** Two decimals, or three significant digits below 0.1 (a ratio of 0.003x must not print as 0.00x). */
