@@ -24,8 +24,9 @@ const ALLOWED: Record<string, string[]> = {
   'loopback-api': [],
 };
 const TEST_ONLY = ['loopback-api'];
-// The agents ledger owns the turn → event link; its tests make real events to cite.
-const TEST_ALSO: Record<string, string[]> = { 'agents-ledger': ['events-ledger'] };
+// The agents ledger owns the turn → event link: its tests make real events to cite. The runtime's
+// tests make databases on the run's PostgreSQL server (@nexus/db/testing).
+const TEST_ALSO: Record<string, string[]> = { 'agents-ledger': ['events-ledger'], runtime: ['db'] };
 const isTestFile = (file: string) => /\.test\.ts$|[\\/]test[\\/]/.test(file);
 
 function packageFolders(): Array<{ name: string; folder: string }> {
