@@ -208,7 +208,7 @@ export function turnQueries(executor: PgExecutor): SessionStore & TurnStore {
     async compactionCovering({ sessionId, depth, maxDepth, aboveDepth }) {
       const [turn] = await turnsWhere(
         "t.session_id = $1 AND t.turn_type = 'compaction' AND t.summarized_through_depth >= $2 AND t.covers_from_depth <= $2 " +
-          'AND t.depth <= $3 AND t.depth > $4 ORDER BY t.summarized_through_depth ASC LIMIT 1',
+          'AND t.depth <= $3::bigint AND t.depth > $4::bigint ORDER BY t.summarized_through_depth ASC LIMIT 1',
         [sessionId, depth, maxDepth, aboveDepth],
       );
       return turn;

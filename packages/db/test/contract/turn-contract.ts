@@ -179,6 +179,8 @@ export function turnContract(subject: StoreUnderTest): void {
       const covering = (depth: number, maxDepth = 100, aboveDepth = -1) =>
         store.compactionCovering({ sessionId: 's', depth, maxDepth, aboveDepth }).then((turn) => turn?.id);
       expect(await covering(0)).toBe('c1');
+      // What a history read passes when nothing bounds it from above.
+      expect(await covering(0, Number.MAX_SAFE_INTEGER)).toBe('c1');
       expect(await covering(3)).toBe('c2');
       expect(await covering(3, 5)).toBeUndefined();
       expect(await covering(0, 100, 4)).toBeUndefined();
