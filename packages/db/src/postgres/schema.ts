@@ -13,6 +13,7 @@ import {
   customType,
   index,
   integer,
+  json,
   jsonb,
   pgTable,
   primaryKey,
@@ -69,12 +70,13 @@ export const agentTurns = pgTable(
     parentTurnId: text('parent_turn_id').references((): AnyPgColumn => agentTurns.id),
     depth: integer('depth').notNull(),
     role: text('role', { enum: ['user', 'assistant'] }),
-    content: jsonb('content'),
+    /** json, not jsonb: a turn's blocks read back exactly as written (jsonb reorders object keys). */
+    content: json('content'),
     model: text('model'),
     tokenCount: integer('token_count').notNull(),
     timestamp: bigNumber('timestamp').notNull(),
     toolCallCount: integer('tool_call_count').notNull().default(0),
-    metadata: jsonb('metadata'),
+    metadata: json('metadata'),
     turnType: text('turn_type', { enum: ['normal', 'compaction'] })
       .notNull()
       .default('normal'),

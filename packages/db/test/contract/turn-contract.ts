@@ -79,6 +79,17 @@ export function turnContract(subject: StoreUnderTest): void {
       expect((await store.getSession('s'))?.headTurnId).toBe(head.id);
     });
 
+    it('reads a turn’s content and metadata back exactly as written, object key order included', async () => {
+      store = await subject.open();
+      await store.insertSession(sessionRecord('s'));
+      const content = [{ type: 'tool_use', id: 'toolu_1', name: 'read', input: { path: 'a.ts', note: 'b', ab: 1 } }];
+      const metadata = { zeta: 1, alpha: { y: 2, x: 1 } };
+      await appendRows(store, 's', null, [turnRecord('t', 's', null, { role: 'assistant', content, metadata })]);
+      const stored = await store.getTurn('t');
+      expect(JSON.stringify(stored?.content)).toBe(JSON.stringify(content));
+      expect(JSON.stringify(stored?.metadata)).toBe(JSON.stringify(metadata));
+    });
+
     it('of two appends planned on one head, exactly one is written', async () => {
       store = await subject.open();
       const [first] = await sessionWithTurns(store, 's', 1);
