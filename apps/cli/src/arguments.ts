@@ -6,7 +6,11 @@ import { InvalidInputError } from '@nexus/core';
 import type { Command, OptionSpec } from './command.ts';
 
 export const GLOBAL_OPTIONS: Record<string, OptionSpec> = {
-  db: { type: 'string', description: 'the ledger: a SQLite file or a postgres:// URL (default ./nexus.db, or $NEXUS_DB)', valueName: 'FILE|URL' },
+  db: {
+    type: 'string',
+    description: 'the ledger: a SQLite file or a postgres:// URL (default ./nexus.db, or $NEXUS_DB)',
+    valueName: 'FILE|URL',
+  },
   json: { type: 'boolean', description: 'print machine-readable JSON on stdout' },
   help: { type: 'boolean', short: 'h', description: 'show help' },
 };

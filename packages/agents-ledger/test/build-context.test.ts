@@ -1,6 +1,6 @@
 import { type CompactionTurn, type ContentBlock, countContentTokens, estimateTokenCounter, type NormalTurn } from '@nexus/core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { openRawSqlite, withTurnTriggersLifted } from '@nexus/db/testing';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { assembleContext, CONTINUATION_MARKER, renderSummaryBlock } from '../src/index.ts';
 import {
   apiShapeProblems,
