@@ -3,6 +3,7 @@
 // error speaks of the flags a person types, not the library's field names.
 
 import { InvalidInputError, type LedgerError } from '@nexus/core';
+import { displayLocation } from '@nexus/db';
 import { GLOBAL_OPTIONS } from './arguments.ts';
 
 /**
@@ -37,7 +38,8 @@ function globalOptionName(word: string): string | null {
 /** `nexus <words>`, with `--db PATH` when the user named a database, quoted for a POSIX shell. */
 export function commandLine(words: string, database: { path: string; given: boolean }): string {
   if (!database.given || /--db\b/.test(words)) return `nexus ${words}`;
-  return `nexus ${words} --db ${shellQuote(database.path)}`;
+  // A URL's password never goes into a message: the hint shows it as *** (put it back to paste).
+  return `nexus ${words} --db ${shellQuote(displayLocation(database.path))}`;
 }
 
 function shellQuote(text: string): string {

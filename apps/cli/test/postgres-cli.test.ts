@@ -65,6 +65,9 @@ function normalizer(locations: readonly string[], folder: string) {
   return (text: string) =>
     locations
       .reduce((out, location) => out.split(location).join('<db>'), text)
+      // A masked URL (***) is shell-quoted in hints, a plain path is not.
+      .split("'<db>'")
+      .join('<db>')
       .split(folder)
       .join('<dir>')
       .replace(/\b([a-z]{1,2})_[A-Za-z0-9]{12}\b/g, (id, kind: string) => {

@@ -4,7 +4,7 @@
 export type { CopyLedgerCounts, CopyLedgerOptions, CopyLedgerProgress, CopyLedgerStage } from './copy-ledger.ts';
 export { copyLedger } from './copy-ledger.ts';
 export type { OpenLedgerStoreOptions } from './open-ledger-store.ts';
-export { isPostgresLocation, openLedgerStore } from './open-ledger-store.ts';
+export { displayLocation, isPostgresLocation, openLedgerStore } from './open-ledger-store.ts';
 export type { OpenPostgresStoreOptions } from './postgres/postgres-store.ts';
 export { openPostgresStore } from './postgres/postgres-store.ts';
 export { DatabaseBusyError } from './sqlite/driver-errors.ts';

@@ -39,3 +39,18 @@ export function openLedgerStore(location: string, options: OpenLedgerStoreOption
   const { poolSize: _poolSize, ...sqliteOptions } = options;
   return openSqliteStore({ path, ...sqliteOptions });
 }
+
+/**
+ * A ledger location as it may be shown to a person: a URL's password is replaced by `***`
+ * (messages, hints and startup lines print this, never the location as given).
+ */
+export function displayLocation(location: string): string {
+  if (!URL_SCHEME.test(location)) return location;
+  try {
+    const parsed = new URL(location);
+    if (parsed.password) parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return location.replace(/\/\/[^@/]*@/, '//***@');
+  }
+}

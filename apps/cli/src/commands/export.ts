@@ -5,6 +5,7 @@
 import { once } from 'node:events';
 import { createWriteStream } from 'node:fs';
 import { InvalidInputError } from '@nexus/core';
+import { displayLocation } from '@nexus/db';
 import { exportAnthropic, exportNexus, exportPi } from '@nexus/transcripts';
 import { stringOption } from '../arguments.ts';
 import { ALREADY_WRITTEN, type Command } from '../command.ts';
@@ -67,7 +68,7 @@ export const exportCommand: Command = {
     }
     file.end();
     await once(file, 'finish');
-    io.print(`wrote session ${sessionId} as ${format} to ${output} (${bytes} bytes; ledger ${dbPath})`);
+    io.print(`wrote session ${sessionId} as ${format} to ${output} (${bytes} bytes; ledger ${displayLocation(dbPath)})`);
     return { sessionId, format, output, bytes };
   },
 };

@@ -2,6 +2,7 @@
 // stdout carries the protocol, so this command prints nothing there: its log line goes to stderr.
 // It ends when the client closes stdin, or on SIGINT / SIGTERM.
 
+import { displayLocation } from '@nexus/db';
 import { serveMcpOverStdio } from '@nexus/server';
 import { UsageError } from '../arguments.ts';
 import type { Command } from '../command.ts';
@@ -21,7 +22,7 @@ export const mcpCommand: Command = {
     const abort = () => stop.abort();
     process.once('SIGINT', abort);
     process.once('SIGTERM', abort);
-    process.stderr.write(`nexus mcp: serving ${dbPath} on stdio\n`);
+    process.stderr.write(`nexus mcp: serving ${displayLocation(dbPath)} on stdio\n`);
     try {
       await serveMcpOverStdio({ ledger: openLedger(), input: io.stdin, output: process.stdout, signal: stop.signal });
     } finally {

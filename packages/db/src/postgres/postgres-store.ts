@@ -6,6 +6,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { StorageError } from '@nexus/core';
 import pg from 'pg';
+import { displayLocation } from '../open-ledger-store.ts';
 import { CLOSED, type LedgerStore, type StoreOperations } from '../store/ledger-store.ts';
 import { eventQueries } from './event-queries.ts';
 import { forestQueries } from './forest-queries.ts';
@@ -53,17 +54,6 @@ function guarded(operations: StoreOperations, before: () => Promise<void>): Stor
     };
   }
   return wrapped as unknown as StoreOperations;
-}
-
-/** The URL without its password, to show. */
-function displayLocation(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password) parsed.password = '***';
-    return parsed.toString();
-  } catch {
-    return 'postgres://…';
-  }
 }
 
 export function openPostgresStore(url: string, options: OpenPostgresStoreOptions = {}): LedgerStore {
