@@ -3,9 +3,9 @@
 // @nexus/db's copyLedger; this file opens both stores, draws progress on a terminal and reports.
 
 import { type CopyLedgerCounts, type CopyLedgerProgress, copyLedger, type LedgerStore, openLedgerStore } from '@nexus/db';
-import cliProgress from 'cli-progress';
 import { stringOption, UsageError } from '../arguments.ts';
 import type { Command, CommandIo } from '../command.ts';
+import { progressBar } from '../progress-bar.ts';
 
 export const copyCommand: Command = {
   path: ['copy'],
@@ -82,27 +82,7 @@ interface CopyProgressBar {
 
 /** A progress bar over the source's turns (cli-progress), on stderr only when it is a terminal. */
 function startCopyProgress(io: CommandIo): CopyProgressBar {
-  // cli-progress writes escape codes to a stream; this one forwards them to io.progress, which is
-  // silent unless stderr is a terminal.
-  const stream = {
-    isTTY: true,
-    columns: process.stderr.columns || 100,
-    write: (text: string) => {
-      io.progress(text);
-      return true;
-    },
-  } as unknown as NodeJS.WritableStream;
-  const bar = new cliProgress.SingleBar(
-    {
-      stream,
-      format: 'copying {bar} {value}/{total} turns | {sessions} sessions | {events} events | {stage}',
-      barsize: 20,
-      hideCursor: false,
-      clearOnComplete: false,
-      fps: 5,
-    },
-    cliProgress.Presets.shades_classic,
-  );
+  const bar = progressBar(io, 'copying {bar} {value}/{total} turns | {sessions} sessions | {events} events | {stage}');
   let started = false;
   let stopped = false;
   return {

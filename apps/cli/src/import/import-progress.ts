@@ -2,8 +2,8 @@
 // a terminal (CommandIo.progress is silent otherwise), so piped output and --json stay clean.
 
 import type { ImportProgress } from '@nexus/transcripts';
-import cliProgress from 'cli-progress';
 import type { CommandIo } from '../command.ts';
+import { progressBar } from '../progress-bar.ts';
 
 export interface ImportProgressBar {
   update(progress: ImportProgress): void;
@@ -11,25 +11,9 @@ export interface ImportProgressBar {
 }
 
 export function startImportProgress(io: CommandIo): ImportProgressBar {
-  // cli-progress writes escape codes to a stream; this one forwards them to io.progress.
-  const stream = {
-    isTTY: true,
-    columns: process.stderr.columns || 100,
-    write: (text: string) => {
-      io.progress(text);
-      return true;
-    },
-  } as unknown as NodeJS.WritableStream;
-  const bar = new cliProgress.SingleBar(
-    {
-      stream,
-      format: 'importing {bar} {value}/{total} files | {lines} lines | {turns} turns | {compactions} compactions',
-      barsize: 20,
-      hideCursor: false,
-      clearOnComplete: false,
-      fps: 5,
-    },
-    cliProgress.Presets.shades_classic,
+  const bar = progressBar(
+    io,
+    'importing {bar} {value}/{total} files | {lines} lines | {turns} turns | {compactions} compactions',
   );
   let started = false;
   return {
