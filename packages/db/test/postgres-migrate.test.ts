@@ -6,6 +6,7 @@ import { DatabaseNotFoundError } from '@nexus/core';
 import pg from 'pg';
 import { describe, expect, inject, it } from 'vitest';
 import { openPostgresStore } from '../src/postgres/postgres-store.ts';
+import { sessionRecord } from './contract/ledger-rows.ts';
 import { freshPostgresDatabase } from './postgres/fresh-database.ts';
 
 const server = inject('postgresUrl');
@@ -20,22 +21,6 @@ async function withClient<T>(url: string, work: (client: pg.Client) => Promise<T
   }
 }
 
-const session = (id: string) => ({
-  id,
-  label: null,
-  headTurnId: null,
-  parentSessionId: null,
-  forkedFromTurnId: null,
-  rebuildFromRaw: false,
-  ignoreCompactionsThroughDepth: null,
-  contextWindow: 1000,
-  reserveTokens: 100,
-  keepRecentTokens: 200,
-  compactionStrategy: null,
-  calibration: null,
-  createdAt: 1_700_000_000_000,
-});
-
 describe.skipIf(!server)('PostgreSQL migrations', () => {
   it('four stores opening one fresh database at once all succeed, and the schema is migrated once', async () => {
     const url = await freshPostgresDatabase(server as string, 'migrate');
@@ -43,7 +28,7 @@ describe.skipIf(!server)('PostgreSQL migrations', () => {
     try {
       const found = await Promise.all(stores.map((store) => store.getSession('none')));
       expect(found).toEqual([undefined, undefined, undefined, undefined]);
-      await stores[0]?.insertSession(session('s1'));
+      await stores[0]?.insertSession(sessionRecord('s1'));
       expect((await stores[3]?.getSession('s1'))?.id).toBe('s1');
     } finally {
       await Promise.all(stores.map((store) => store.close()));
@@ -90,7 +75,7 @@ describe.skipIf(!server)('PostgreSQL migrations', () => {
   it('a read-only store reads a migrated ledger', async () => {
     const url = await freshPostgresDatabase(server as string, 'readonly');
     const writer = openPostgresStore(url);
-    await writer.insertSession(session('s1'));
+    await writer.insertSession(sessionRecord('s1', { contextWindow: 1000 }));
     await writer.close();
     const reader = openPostgresStore(url, { readonly: true, mustExist: true });
     try {
@@ -103,7 +88,7 @@ describe.skipIf(!server)('PostgreSQL migrations', () => {
   it('stored turns and events cannot be changed or removed, not even by hand-written SQL', async () => {
     const url = await freshPostgresDatabase(server as string, 'appendonly');
     const store = openPostgresStore(url);
-    await store.insertSession(session('s1'));
+    await store.insertSession(sessionRecord('s1'));
     await store.close();
     await withClient(url, async (client) => {
       await client.query(

@@ -15,7 +15,7 @@ import {
   type TurnRecord,
 } from '../../src/index.ts';
 import type { StoreUnderTest } from '../store-contract.ts';
-import { appendRows, sessionRecord, turnRecord } from './ledger-rows.ts';
+import { appendRows, clusterRecord, sessionRecord, turnRecord } from './ledger-rows.ts';
 
 function eventRecord(channel: string, externalId: string, tail: EventTail | null): EventRecord {
   const seq = (tail?.seq ?? 0) + 1;
@@ -42,32 +42,6 @@ async function appendEventsTo(store: LedgerStore, channel: string, externalIds: 
     seal: (index, tail) => eventRecord(channel, externalIds[index] as string, tail),
   });
   return appended.map((event) => event.record);
-}
-
-function clusterOf(rootId: string, position: number, fields: Partial<ForestClusterRecord> = {}): ForestClusterRecord {
-  return {
-    rootId,
-    position,
-    members: 1,
-    memberTokens: 3,
-    summary: `summary of ${rootId}`,
-    summaryVersion: 1,
-    block: `[topic ${rootId}]`,
-    blockTokens: 4,
-    dirty: false,
-    pending: [],
-    absorbedSummaries: [],
-    centroid: [
-      ['alpha', 0.6],
-      ['beta', 0.8],
-    ],
-    firstTimestamp: 1_000,
-    lastTimestamp: 1_001,
-    touched: 1,
-    generation: 0,
-    dropped: false,
-    ...fields,
-  };
 }
 
 function compaction(
@@ -178,7 +152,7 @@ async function buildLedger(store: LedgerStore): Promise<void> {
         { nodeId: t0.id, parentId: t0.id, kind: 'graduated' },
         { nodeId: t1.id, parentId: t1.id, kind: 'graduated' },
       ],
-      clusters: [clusterOf(t0.id, 0), clusterOf(t1.id, 1, { dropped: true, dirty: true, pending: [t1.id] })],
+      clusters: [clusterRecord(t0.id, 0), clusterRecord(t1.id, 1, { dropped: true, dirty: true, pending: [t1.id] })],
     });
   });
   const c2 = compaction('s-c2', afterC1, t2, 'union-find', c1.id);
@@ -199,7 +173,7 @@ async function buildLedger(store: LedgerStore): Promise<void> {
         { nodeId: t2.id, parentId: t2.id, kind: 'graduated' },
         { nodeId: t1.id, parentId: t0.id, kind: 'merged' },
       ],
-      clusters: [clusterOf(t0.id, 0, { members: 2, absorbedSummaries: ['old'] }), clusterOf(t2.id, 1)],
+      clusters: [clusterRecord(t0.id, 0, { members: 2, absorbedSummaries: ['old'] }), clusterRecord(t2.id, 1)],
     });
   });
   const sTail = await moreTurns(store, 's', c2, 3, 's-tail-');
@@ -234,7 +208,7 @@ async function buildLedger(store: LedgerStore): Promise<void> {
         changedTerms: { gamma: 5, delta: 1 },
       },
       nodes: [{ nodeId: (fTurns[0] as TurnRecord).id, parentId: t0.id, kind: 'graduated' }],
-      clusters: [clusterOf(t0.id, 0, { members: 3 })],
+      clusters: [clusterRecord(t0.id, 0, { members: 3 })],
     });
   });
   const fTail = await moreTurns(store, 'f', f1, 2, 'f-tail-');

@@ -7,35 +7,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { LedgerStore, TurnRecord } from '../../src/index.ts';
 import type { ForestClusterRecord, ForestStore, ForestWrite } from '../../src/store/forest-store.ts';
 import type { StoreUnderTest } from '../store-contract.ts';
-import { appendRows, sessionRecord, sessionWithTurns, turnRecord } from './ledger-rows.ts';
+import { appendRows, clusterRecord, sessionRecord, sessionWithTurns, turnRecord } from './ledger-rows.ts';
 
 type Write = Parameters<ForestStore['writeForest']>[0];
-
-function cluster(rootId: string, position: number, fields: Partial<ForestClusterRecord> = {}): ForestClusterRecord {
-  return {
-    rootId,
-    position,
-    members: 1,
-    memberTokens: 3,
-    summary: `summary of ${rootId}`,
-    summaryVersion: 1,
-    block: `[topic ${rootId}]`,
-    blockTokens: 4,
-    dirty: false,
-    pending: [],
-    absorbedSummaries: [],
-    centroid: [
-      ['alpha', 0.6],
-      ['beta', 0.8],
-    ],
-    firstTimestamp: 1_000,
-    lastTimestamp: 1_001,
-    touched: 1,
-    generation: 0,
-    dropped: false,
-    ...fields,
-  };
-}
 
 function compactionTurn(id: string, sessionId: string, parent: TurnRecord, through: TurnRecord): TurnRecord {
   return turnRecord(id, sessionId, parent, {
@@ -98,7 +72,7 @@ async function sessionWithForests(store: LedgerStore) {
             { nodeId: t0.id, parentId: t0.id, kind: 'graduated' },
             { nodeId: t1.id, parentId: t1.id, kind: 'graduated' },
           ],
-          [cluster(t0.id, 0), cluster(t1.id, 1, { dropped: true, dirty: true, pending: [t1.id] })],
+          [clusterRecord(t0.id, 0), clusterRecord(t1.id, 1, { dropped: true, dirty: true, pending: [t1.id] })],
         ),
     },
     {
@@ -113,7 +87,7 @@ async function sessionWithForests(store: LedgerStore) {
             { nodeId: t2.id, parentId: t2.id, kind: 'graduated' },
             { nodeId: t1.id, parentId: t0.id, kind: 'merged' },
           ],
-          [cluster(t0.id, 0, { members: 2 }), cluster(t2.id, 1)],
+          [clusterRecord(t0.id, 0, { members: 2 }), clusterRecord(t2.id, 1)],
         ),
     },
     {
@@ -169,7 +143,7 @@ export function forestContract(subject: StoreUnderTest): void {
       const clusters = await ledger.forestClusters(c1.id);
       expect(clusters.map((row) => row.rootId)).toEqual([turns[0]?.id, turns[1]?.id]);
       expect(clusters[1]).toEqual(
-        cluster(turns[1]?.id as string, 1, { dropped: true, dirty: true, pending: [turns[1]?.id as string] }),
+        clusterRecord(turns[1]?.id as string, 1, { dropped: true, dirty: true, pending: [turns[1]?.id as string] }),
       );
       expect(await ledger.getForestState('nope')).toBeUndefined();
       expect(await ledger.forestClusters('nope')).toEqual([]);

@@ -1,7 +1,7 @@
-// Rows for the import and maintenance parts of the store contract: sessions and turns as the
+// Rows for the parts of the store contract: sessions and turns as the
 // agents ledger would plan them, written through the store's own operations.
 
-import type { LedgerStore, SessionRecord, StoreOperations, TurnRecord } from '../../src/index.ts';
+import type { ForestClusterRecord, LedgerStore, SessionRecord, StoreOperations, TurnRecord } from '../../src/index.ts';
 
 export function sessionRecord(id: string, fields: Partial<SessionRecord> = {}): SessionRecord {
   return {
@@ -88,4 +88,31 @@ export async function sessionWithTurns(
   }
   await appendRows(store, sessionId, null, turns);
   return turns;
+}
+
+/** A forest cluster with small defaults (the forest and copy parts of the contract). */
+export function clusterRecord(rootId: string, position: number, fields: Partial<ForestClusterRecord> = {}): ForestClusterRecord {
+  return {
+    rootId,
+    position,
+    members: 1,
+    memberTokens: 3,
+    summary: `summary of ${rootId}`,
+    summaryVersion: 1,
+    block: `[topic ${rootId}]`,
+    blockTokens: 4,
+    dirty: false,
+    pending: [],
+    absorbedSummaries: [],
+    centroid: [
+      ['alpha', 0.6],
+      ['beta', 0.8],
+    ],
+    firstTimestamp: 1_000,
+    lastTimestamp: 1_001,
+    touched: 1,
+    generation: 0,
+    dropped: false,
+    ...fields,
+  };
 }
