@@ -42,7 +42,8 @@ export function commandLine(words: string, database: { path: string; given: bool
   return `nexus ${words} --db ${shellQuote(displayLocation(database.path))}`;
 }
 
-function shellQuote(text: string): string {
+/** A word as a POSIX shell reads it back: as is when safe, else in single quotes. */
+export function shellQuote(text: string): string {
   return /^[\w./:@%+=,-]+$/.test(text) ? text : `'${text.replaceAll("'", "'\\''")}'`;
 }
 

@@ -4,6 +4,7 @@
 
 import { type CopyLedgerCounts, type CopyLedgerProgress, copyLedger, type LedgerStore, openLedgerStore } from '@nexus/db';
 import { stringOption, UsageError } from '../arguments.ts';
+import { shellQuote } from '../cli-conventions.ts';
 import type { Command, CommandIo } from '../command.ts';
 import { progressBar } from '../progress-bar.ts';
 
@@ -44,12 +45,14 @@ export const copyCommand: Command = {
       const copied = await copyLedger(source, target, { onProgress: progress.update });
       progress.stop();
       io.print(`copied ${source.location} to ${target.location}: ${summaryOf(copied)}`);
-      io.print(`check the copy: nexus events verify --db ${quoted(to)} && nexus doctor --db ${quoted(to)}`);
+      io.print(
+        `check the copy: nexus events verify --db ${shellQuote(target.location)} && nexus doctor --db ${shellQuote(target.location)}`,
+      );
       return { from: source.location, to: target.location, copied };
     } finally {
       progress.stop();
-      await source?.close();
-      await target?.close();
+      // Both, whatever happens to the first: an open PostgreSQL pool would keep the process alive.
+      await Promise.allSettled([source?.close(), target?.close()]);
     }
   },
 };
@@ -69,10 +72,6 @@ function summaryOf(copied: CopyLedgerCounts): string {
 
 function count(value: number, noun: string): string {
   return `${value} ${noun}${value === 1 ? '' : 's'}`;
-}
-
-function quoted(location: string): string {
-  return /^[\w./:@%+=,-]+$/.test(location) ? location : `'${location.replaceAll("'", "'\\''")}'`;
 }
 
 interface CopyProgressBar {

@@ -163,6 +163,8 @@ export async function migratePostgres(pool: pg.Pool, options: MigratePostgresOpt
     if (error instanceof DatabaseNotFoundError || error instanceof StorageError) throw error;
     throw new StorageError(`Cannot prepare the ledger at ${options.location}: ${(error as Error).message}`, { cause: error });
   } finally {
-    client.release();
+    // Discarded rather than pooled: should the unlock above have failed, the connection would still
+    // hold the session-level migration lock, and every later opening would wait on it.
+    client.release(true);
   }
 }

@@ -17,13 +17,10 @@ export interface PgExecutor {
   readonly inTransaction: boolean;
 }
 
-/** An async store interface as a PostgreSQL query module implements it, given an executor. */
-export type PgQueries<Area> = (executor: PgExecutor) => Area;
-
 let savepoints = 0;
 
 /** The executor of one checked-out connection that holds an open transaction. */
-export function transactionExecutor(client: pg.PoolClient, isOpen: () => boolean = () => true): PgExecutor {
+function transactionExecutor(client: pg.PoolClient, isOpen: () => boolean = () => true): PgExecutor {
   const guard = () => {
     if (!isOpen()) throw new StorageError('This transaction handle was used after its transaction ended.');
   };
@@ -59,17 +56,21 @@ export function transactionExecutor(client: pg.PoolClient, isOpen: () => boolean
 export async function inPoolTransaction<T>(pool: pg.Pool, work: (executor: PgExecutor) => Promise<T>): Promise<T> {
   const client = await pool.connect();
   let open = true;
+  // A connection whose ROLLBACK failed is in an unknown state: destroy it instead of pooling it.
+  let broken: Error | undefined;
   try {
     await client.query('BEGIN');
     const result = await work(transactionExecutor(client, () => open));
     await client.query('COMMIT');
     return result;
   } catch (error) {
-    await client.query('ROLLBACK').catch(() => undefined);
+    await client.query('ROLLBACK').catch((rollbackError: Error) => {
+      broken = rollbackError;
+    });
     throw error;
   } finally {
     open = false;
-    client.release();
+    client.release(broken);
   }
 }
 

@@ -17,7 +17,7 @@ const SESSION_COLUMNS =
   'compaction_strategy AS "compactionStrategy", calibration, created_at::float8 AS "createdAt"';
 
 /** Turn columns as TurnRecord names, for a table aliased `t`. */
-export const TURN_COLUMNS =
+const TURN_COLUMNS =
   't.id, t.session_id AS "sessionId", t.parent_turn_id AS "parentTurnId", t.depth, t.role, t.content, t.model, ' +
   't.token_count AS "tokenCount", t.timestamp::float8 AS timestamp, t.tool_call_count AS "toolCallCount", t.metadata, ' +
   't.turn_type AS "turnType", t.summary, t.summarized_through_turn_id AS "summarizedThroughTurnId", ' +

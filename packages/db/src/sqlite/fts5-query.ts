@@ -8,7 +8,7 @@ import type { SearchMatch } from '../store/search-store.ts';
  * Each word quoted, so FTS5 reads it as a literal (a `"` inside doubled; NUL, which ends FTS5's
  * string early, as a space), joined by AND (every word) or OR (any word). Null when there is no word.
  */
-export function wordsExpression(words: readonly string[], mode: 'all' | 'any'): string | null {
+function wordsExpression(words: readonly string[], mode: 'all' | 'any'): string | null {
   if (words.length === 0) return null;
   return words.map((word) => `"${word.replaceAll('"', '""').replaceAll('\0', ' ')}"`).join(mode === 'all' ? ' AND ' : ' OR ');
 }

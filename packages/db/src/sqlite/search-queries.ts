@@ -23,7 +23,7 @@ interface Clauses {
 const NONE: Clauses = { clauses: [], parameters: [] };
 
 /** SQL true for a turn `t` on the line. */
-export function lineClauses(line: readonly LineSegment[]): Clauses {
+function lineClauses(line: readonly LineSegment[]): Clauses {
   if (line.length === 0) return { clauses: ['0'], parameters: [] };
   return {
     clauses: line.map(() => '(t.session_id = ? AND t.depth BETWEEN ? AND ?)'),

@@ -18,6 +18,9 @@ export type Synchronous<T> = {
   [K in keyof T]: T[K] extends (...args: infer A) => Promise<infer R> ? (...args: A) => R : never;
 };
 
+/** Prepared statements kept per connection (least recently used dropped first). */
+const STATEMENT_CACHE_SIZE = 256;
+
 export function createConnection(sqlite: Database.Database, db: BetterSQLite3Database<typeof schema>): SqliteConnection {
   const statements = new Map<string, Database.Statement>();
   return {
@@ -25,17 +28,23 @@ export function createConnection(sqlite: Database.Database, db: BetterSQLite3Dat
     db,
     statement(sql) {
       let statement = statements.get(sql);
-      if (!statement) {
+      if (statement) {
+        // Most recently used last, so the least recently used is the one dropped below.
+        statements.delete(sql);
+      } else {
         statement = sqlite.prepare(sql);
-        statements.set(sql, statement);
       }
+      statements.set(sql, statement);
+      // Some statements vary in shape (IN lists, line scopes): bound the cache so a long-running
+      // server does not keep every shape it ever saw.
+      if (statements.size > STATEMENT_CACHE_SIZE) statements.delete(statements.keys().next().value as string);
       return statement;
     },
   };
 }
 
 /** SQLite limits bound parameters per statement: long id lists are read in chunks of this. */
-export const ID_CHUNK = 500;
+const ID_CHUNK = 500;
 
 export function chunks<T>(items: readonly T[], size = ID_CHUNK): T[][] {
   const out: T[][] = [];

@@ -3,6 +3,7 @@
 // from the rows that exist rather than stored: a turn has a child when its own session goes on
 // past it, or a fork made at it has turns of its own.
 
+import { StorageError } from '@nexus/core';
 import type { SessionRecord, StoredTurn, TurnRecord } from '../store/records.ts';
 import type { SessionStore, TurnStore } from '../store/turn-store.ts';
 import { chunks, jsonOrNull, parseJson, placeholders, type SqliteConnection, type Synchronous } from './sqlite-connection.ts';
@@ -14,7 +15,7 @@ const SESSION_COLUMNS =
   'compaction_strategy AS compactionStrategy, calibration, created_at AS createdAt';
 
 /** Turn columns as TurnRecord names, for a table aliased `t`. */
-export const TURN_COLUMNS =
+const TURN_COLUMNS =
   't.id, t.session_id AS sessionId, t.parent_turn_id AS parentTurnId, t.depth, t.role, t.content, t.model, ' +
   't.token_count AS tokenCount, t.timestamp, t.tool_call_count AS toolCallCount, t.metadata, t.turn_type AS turnType, ' +
   't.summary, t.summarized_through_turn_id AS summarizedThroughTurnId, t.first_kept_turn_id AS firstKeptTurnId, ' +
@@ -35,7 +36,7 @@ const INSERT_TURN =
 
 type RawRow = Record<string, unknown>;
 
-export function decodeTurn(row: RawRow): StoredTurn {
+function decodeTurn(row: RawRow): StoredTurn {
   const turn = row as unknown as StoredTurn;
   turn.content = parseJson(row.content);
   turn.metadata = parseJson(row.metadata);
@@ -43,7 +44,7 @@ export function decodeTurn(row: RawRow): StoredTurn {
   return turn;
 }
 
-export function decodeSession(row: RawRow): SessionRecord {
+function decodeSession(row: RawRow): SessionRecord {
   const session = row as unknown as SessionRecord;
   session.rebuildFromRaw = row.rebuildFromRaw === 1 || row.rebuildFromRaw === true;
   session.calibration = parseJson(row.calibration);
@@ -114,7 +115,7 @@ export function turnQueries(connection: SqliteConnection): Synchronous<SessionSt
     for (const turn of append.turns) insertTurn(turn);
     for (const link of append.eventLinks ?? []) insertLink(link.turnId, link.eventId);
     if (!moveHead(append.sessionId, append.expectedHeadTurnId, last.id))
-      throw new Error('The session head moved inside a transaction.');
+      throw new StorageError('The session head moved inside a transaction.');
     return { written: true as const };
   });
 

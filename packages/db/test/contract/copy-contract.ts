@@ -10,7 +10,6 @@ import {
   copyLedger,
   type EventRecord,
   type EventTail,
-  type ForestClusterRecord,
   type LedgerStore,
   type TurnRecord,
 } from '../../src/index.ts';
