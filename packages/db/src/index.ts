@@ -7,7 +7,6 @@ export type { OpenLedgerStoreOptions } from './open-ledger-store.ts';
 export { displayLocation, isPostgresLocation, openLedgerStore } from './open-ledger-store.ts';
 export type { OpenPostgresStoreOptions } from './postgres/postgres-store.ts';
 export { openPostgresStore } from './postgres/postgres-store.ts';
-export { DatabaseBusyError } from './sqlite/driver-errors.ts';
 export type { OpenSqliteStoreOptions } from './sqlite/sqlite-store.ts';
 export { openSqliteStore } from './sqlite/sqlite-store.ts';
 export type {
@@ -55,6 +54,7 @@ export type {
   TurnSearchHit,
   TurnSearchQuery,
 } from './store/search-store.ts';
+export { DatabaseBusyError } from './store/store-errors.ts';
 export type {
   AppendOutcome,
   AppendToSession,

@@ -7,7 +7,6 @@
 // relies on READ COMMITTED (the server's default, which the store keeps): each statement after the
 // locks takes a snapshot that holds every append committed before they were granted.
 
-import { StorageError } from '@nexus/core';
 import type {
   AppendEvents,
   AppendedEventRecord,
@@ -16,6 +15,7 @@ import type {
   EventStore,
   EventTail,
 } from '../store/event-store.ts';
+import { checkSealed } from '../store/store-errors.ts';
 import type { PgExecutor } from './pg-executor.ts';
 
 /** The stored columns as an EventRecord (BIGINT comes back from node-postgres as a string: cast). */
@@ -61,17 +61,6 @@ function lostRace(error: unknown): boolean {
   if (error instanceof LostRace) return true;
   const { code, constraint } = (error ?? {}) as { code?: unknown; constraint?: unknown };
   return code === '23505' && typeof constraint === 'string' && RACE_CONSTRAINTS.has(constraint);
-}
-
-/** A sealed record must continue its channel's tail and carry the key it was sealed for. */
-function checkSealed(record: EventRecord, channel: string, externalId: string, tail: EventTail | null): void {
-  if (record.channel !== channel || record.externalId !== externalId)
-    throw new StorageError(`appendEvents: the record sealed for (${channel}, ${externalId}) carries another key.`);
-  if (record.seq !== (tail?.seq ?? 0) + 1 || record.prevHash !== (tail?.hash ?? null))
-    throw new StorageError(
-      `appendEvents: the record sealed for ${channel} has seq ${record.seq} and prevHash ${record.prevHash}, ` +
-        `but the channel's tail is seq ${tail?.seq ?? 0} with hash ${tail?.hash ?? null}.`,
-    );
 }
 
 /** PostgreSQL text cannot hold NUL: the derived search text keeps a space in its place (the hashed payload is JSON, escaped). */

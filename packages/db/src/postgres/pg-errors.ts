@@ -2,7 +2,7 @@
 // stable codes: serialization and lock failures are DatabaseBusyError (retry), the rest StorageError.
 
 import { LedgerError, StorageError } from '@nexus/core';
-import { DatabaseBusyError } from '../sqlite/driver-errors.ts';
+import { DatabaseBusyError } from '../store/store-errors.ts';
 
 /** SQLSTATE classes a caller can retry: serialization failure, deadlock, lock not available. */
 const RETRYABLE = new Set(['40001', '40P01', '55P03']);

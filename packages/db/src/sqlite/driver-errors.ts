@@ -2,10 +2,7 @@
 // LedgerErrors with stable codes, never a raw driver error.
 
 import { StorageError } from '@nexus/core';
-
-export class DatabaseBusyError extends StorageError {
-  override readonly code = 'DATABASE_BUSY';
-}
+import { DatabaseBusyError } from '../store/store-errors.ts';
 
 /** Returns a StorageError for a driver error; anything else is returned unchanged. */
 export function fromDriverError(error: unknown): unknown {

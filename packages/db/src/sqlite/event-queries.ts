@@ -3,8 +3,8 @@
 // IMMEDIATE transaction (a savepoint when a store transaction is open), so the (channel, externalId)
 // lookups, the tails and the inserts of a batch see no other writer, in this process or another.
 
-import { StorageError } from '@nexus/core';
 import type { AppendEvents, AppendedEventRecord, EventRecord, EventStore, EventTail } from '../store/event-store.ts';
+import { checkSealed } from '../store/store-errors.ts';
 import { chunks, placeholders, type SqliteConnection, type Synchronous } from './sqlite-connection.ts';
 
 const EVENT_COLUMNS =
@@ -20,17 +20,6 @@ const TAIL = 'SELECT seq, hash FROM events WHERE channel = ? ORDER BY seq DESC L
 /** Keys looked up per statement in a batch; a shorter list is padded with NULL (which matches nothing). */
 const KEY_CHUNK = 100;
 const BY_KEYS = `SELECT ${EVENT_COLUMNS} FROM events WHERE channel = ? AND external_id IN (${placeholders(KEY_CHUNK)})`;
-
-/** A sealed record must continue its channel's tail and carry the key it was sealed for. */
-function checkSealed(record: EventRecord, channel: string, externalId: string, tail: EventTail | null): void {
-  if (record.channel !== channel || record.externalId !== externalId)
-    throw new StorageError(`appendEvents: the record sealed for (${channel}, ${externalId}) carries another key.`);
-  if (record.seq !== (tail?.seq ?? 0) + 1 || record.prevHash !== (tail?.hash ?? null))
-    throw new StorageError(
-      `appendEvents: the record sealed for ${channel} has seq ${record.seq} and prevHash ${record.prevHash}, ` +
-        `but the channel's tail is seq ${tail?.seq ?? 0} with hash ${tail?.hash ?? null}.`,
-    );
-}
 
 export function eventQueries(connection: SqliteConnection): Synchronous<EventStore> {
   const { sqlite, statement } = connection;
