@@ -53,7 +53,7 @@ import {
   tree,
 } from './sessions.ts';
 import { requireTurnRow } from './store/chain.ts';
-import { turnsWithEventLinks } from './store/event-links.ts';
+import { requireEvents, turnsWithEventLinks } from './store/event-links.ts';
 import { ForestCache } from './topics/forest-cache.ts';
 import { expandTopic, findTopic, listTopics, setTopicDropped, type Topic, type TopicOfTurn } from './topics/topic-operations.ts';
 
@@ -170,8 +170,8 @@ export function createAgentsLedger(options: AgentsLedgerOptions): AgentsLedger {
     appendTurns: async (sessionId, inputs) => appendTurns(ledger, sessionId, inputs),
     getTurn: async (turnId) => (await turnsWithEventLinks(ledger.store, [await requireTurnRow(ledger.store, turnId)]))[0] as Turn,
     turnsCiting: async (eventId) => {
-      if (typeof eventId !== 'string' || (await ledger.store.missingEventIds([eventId])).length > 0)
-        throw new EventNotFoundError(String(eventId));
+      if (typeof eventId !== 'string') throw new EventNotFoundError(String(eventId));
+      await requireEvents(ledger.store, [eventId]);
       return ledger.store.turnsCitingEvent(eventId);
     },
     buildContext: async (turnId, contextOptions) =>

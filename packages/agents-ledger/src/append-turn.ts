@@ -97,7 +97,7 @@ async function writeWithRetry(
       sessionId,
       expectedHeadTurnId: head?.id ?? null,
       turns: planned.map((item) => item.row),
-      eventLinks: planned.flatMap((item) => [...new Set(item.eventIds)].map((eventId) => ({ turnId: item.row.id, eventId }))),
+      eventLinks: planned.flatMap((item) => item.eventIds.map((eventId) => ({ turnId: item.row.id, eventId }))),
     });
     if (outcome.written) {
       const last = planned.at(-1)?.row ?? head;

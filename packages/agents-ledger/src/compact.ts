@@ -12,6 +12,7 @@ import {
   type NormalTurn,
   type SessionSettings,
 } from '@nexus/core';
+import type { StoredTurn } from '@nexus/db';
 import { contextTokensAt, effectiveCompaction, rawStartDepth } from './chain-arithmetic.ts';
 import type { CompactionPlan, StrategyEnvironment } from './compaction/compaction-strategy.ts';
 import { writeCompaction } from './compaction/write-compaction.ts';
@@ -81,9 +82,10 @@ export async function compact(ledger: LedgerContext, sessionId: string, options:
   const head = await requireTurnRow(store, session.headTurnId);
   const previous = await effectiveCompaction(store, head, session);
   const fromDepth = previous ? await rawStartDepth(store, previous) : 0;
-  const window = (await readChain(store, clipSegments(await chainSegments(store, head), fromDepth, head.depth)))
-    .filter((row) => row.turnType === 'normal')
-    .map((row) => turnFromRow(row) as NormalTurn);
+  const windowRows = (await readChain(store, clipSegments(await chainSegments(store, head), fromDepth, head.depth))).filter(
+    (row) => row.turnType === 'normal',
+  );
+  const window = windowRows.map((row) => turnFromRow(row) as NormalTurn);
   const settings = sessionFromRow(session).settings;
   const summaryTokens = options.summaryTokens ?? defaultSummaryTokens(settings);
   const previousTurn = previous ? (turnFromRow(previous) as CompactionTurn) : null;
@@ -112,14 +114,9 @@ export async function compact(ledger: LedgerContext, sessionId: string, options:
     throw new InvalidInputError(`Strategy ${strategy.name} returned a cut outside the window; nothing was written.`, 'strategy');
   }
 
-  const cutRows = await store.getTurns(
-    plan.firstKeptTurnId ? [plan.summarizedThroughTurnId, plan.firstKeptTurnId] : [plan.summarizedThroughTurnId],
-  );
-  const through = cutRows.get(plan.summarizedThroughTurnId);
-  const firstKept = plan.firstKeptTurnId ? cutRows.get(plan.firstKeptTurnId) : null;
-  if (!through || firstKept === undefined) {
-    throw new InvalidInputError(`Strategy ${strategy.name} returned a cut outside the window; nothing was written.`, 'strategy');
-  }
+  // Both ends of the cut are rows of the window just checked: no second read.
+  const through = windowRows[throughIndex] as StoredTurn;
+  const firstKept = plan.firstKeptTurnId === null ? null : (windowRows[keptIndex] as StoredTurn);
   const id = ledger.generateId('turn');
   const sources = plan.sources ?? {
     count: throughIndex + 1 + (previous ? 1 : 0),

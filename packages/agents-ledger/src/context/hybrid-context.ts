@@ -114,13 +114,18 @@ async function newestExchange(ledger: LedgerContext, turnId: string): Promise<{ 
   let row: StoredTurn | null = await requireTurnRow(ledger.store, turnId);
   while (row && turnIds.length < NEWEST_EXCHANGE_MAX_TURNS) {
     const turn = turnFromRow(row);
-    row = row.parentTurnId ? await requireTurnRow(ledger.store, row.parentTurnId) : null;
-    if (turn.turnType !== 'normal') continue;
+    // The parent is read only when the walk goes on past this turn.
+    const next = async () => (row?.parentTurnId ? await requireTurnRow(ledger.store, row.parentTurnId) : null);
+    if (turn.turnType !== 'normal') {
+      row = await next();
+      continue;
+    }
     const answered = turn.role === 'assistant' && !turn.content.some((block) => block.type === 'tool_use');
     if (turnIds.length === 0 && answered) break;
     turnIds.push(turn.id);
     tokens += turn.tokenCount;
     if (turn.role === 'user' && turn.content.some((block) => block.type === 'text')) break;
+    row = await next();
   }
   return { turnIds, tokens };
 }

@@ -115,7 +115,7 @@ export async function setTopicDropped(
 async function topicView(ledger: LedgerContext, clusterId: string, sessionId?: string) {
   if (typeof clusterId !== 'string' || clusterId === '')
     throw new InvalidInputError('A topic id is a turn id such as t_abc123.', 'clusterId');
-  const rootTurn = (await readTurnRowsById(ledger.store, [clusterId])).get(clusterId);
+  const rootTurn = await ledger.store.getTurn(clusterId);
   if (!rootTurn && !sessionId)
     throw new ClusterNotFoundError(clusterId, 'no turn has that id; `nexus topics <session>` lists topic ids.');
   const view = await requireSessionRow(ledger.store, sessionId ?? (rootTurn as StoredTurn).sessionId);
