@@ -113,7 +113,7 @@ export async function buildContext(
   const view = await requireSessionRow(store, options.sessionId ?? turn.sessionId);
   const compaction = options.full ? null : await effectiveCompaction(store, turn, view);
   const fromDepth = compaction ? await rawStartDepth(store, compaction) : 0;
-  const segments = clipSegments(await chainSegments(store, turn), fromDepth, turn.depth);
+  const segments = clipSegments(await chainSegments(store, turn, view), fromDepth, turn.depth);
   const candidates = await loadCandidates(store, segments, options.budgetTokens);
   let summaryBlock: string | null = null;
   let topics: TopicSelection = { summaryBlock: '', injected: [], omittedTopicIds: [] };

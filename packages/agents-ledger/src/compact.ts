@@ -82,9 +82,9 @@ export async function compact(ledger: LedgerContext, sessionId: string, options:
   const head = await requireTurnRow(store, session.headTurnId);
   const previous = await effectiveCompaction(store, head, session);
   const fromDepth = previous ? await rawStartDepth(store, previous) : 0;
-  const windowRows = (await readChain(store, clipSegments(await chainSegments(store, head), fromDepth, head.depth))).filter(
-    (row) => row.turnType === 'normal',
-  );
+  const windowRows = (
+    await readChain(store, clipSegments(await chainSegments(store, head, session), fromDepth, head.depth))
+  ).filter((row) => row.turnType === 'normal');
   const window = windowRows.map((row) => turnFromRow(row) as NormalTurn);
   const settings = sessionFromRow(session).settings;
   const summaryTokens = options.summaryTokens ?? defaultSummaryTokens(settings);

@@ -26,16 +26,20 @@ export async function requireSessionRow(store: StoreOperations, sessionId: strin
   return row;
 }
 
-/** Segments of the chain from the root to `turn`, oldest first. */
+/**
+ * Segments of the chain from the root to `turn`, oldest first. `known` is a session row the caller
+ * already read (the turn's own, usually), so the walk does not read it again.
+ */
 export async function chainSegments(
   store: StoreOperations,
   turn: Pick<StoredTurn, 'sessionId' | 'depth'>,
+  known?: SessionRecord,
 ): Promise<ChainSegment[]> {
   const newestFirst: ChainSegment[] = [];
   let sessionId: string = turn.sessionId;
   let toDepth = turn.depth;
   for (;;) {
-    const session = await requireSessionRow(store, sessionId);
+    const session = known?.id === sessionId ? known : await requireSessionRow(store, sessionId);
     if (!session.forkedFromTurnId) {
       newestFirst.push({ sessionId, fromDepth: 0, toDepth });
       break;
