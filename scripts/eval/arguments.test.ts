@@ -13,6 +13,7 @@ describe('parseEvalArguments', () => {
       retrievalShare: null,
       minRelevance: null,
       recall: {},
+      forest: {},
       dbServer: null,
       diff: null,
       scoresPath: null,
@@ -39,6 +40,18 @@ describe('parseEvalArguments', () => {
     expect(() => parseEvalArguments(['--data', 'a.json', '--recall', 'share=2'])).toThrow(/"share=2" is not a setting/);
     expect(() => parseEvalArguments(['--data', 'a.json', '--recall', 'neighbours=-1'])).toThrow(/not a setting/);
     expect(() => parseEvalArguments(['--data', 'a.json', '--recall', 'packing=random'])).toThrow(/not a setting/);
+  });
+
+  it('takes forest settings as --forest name=number,…', () => {
+    expect(parseEvalArguments(['--data', 'a.json', '--forest', 'mergeThreshold=0.3, maxClusters=30']).forest).toEqual({
+      mergeThreshold: 0.3,
+      maxClusters: 30,
+    });
+    expect(parseEvalArguments(['--data', 'a.json']).forest).toEqual({});
+    expect(() => parseEvalArguments(['--data', 'a.json', '--forest', 'threshold=0.3'])).toThrow(
+      /"threshold=0.3" is not a setting/,
+    );
+    expect(() => parseEvalArguments(['--data', 'a.json', '--forest', 'maxClusters=many'])).toThrow(UsageError);
   });
 
   it('takes --diff A,B, --scores FILE and --from FILE', () => {

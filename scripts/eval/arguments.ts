@@ -23,6 +23,8 @@ export interface EvalArguments {
   minRelevance: number | null;
   /** hybrid: recall settings other than the ledger's defaults (--recall name=value,…). */
   recall: Record<string, number | string>;
+  /** union-find's forest settings other than the ledger's defaults (--forest name=value,…). */
+  forest: Record<string, number>;
   /** A postgres:// server URL: run on PostgreSQL, a fresh database per ledger. Null: SQLite files. */
   dbServer: string | null;
   /** Two strategies to diff question by question, or null. */
@@ -52,6 +54,8 @@ Options:
                         (postgres://user@host:port/db; the user may CREATE DATABASE), dropped once scored
   --recall SETTINGS     hybrid: recall settings as name=value,… (neighbours, neighbourShare, feedbackTerms,
                         feedbackFrom, feedbackWeight, candidates, packing=value|density; default: the ledger's)
+  --forest SETTINGS     union-find and hybrid: forest settings as name=value,… (mergeThreshold, maxClusters,
+                        maxCentroidTerms; default: the ledger's, docs/compaction.md)
   --budgets LIST        context budgets B in tokens (default ${DEFAULT_BUDGETS.join(',')})
   --mode LIST           aware, agnostic or both (default aware,agnostic)
   --summarizer NAME     extractive (default, offline) or anthropic (needs ANTHROPIC_API_KEY; model
@@ -118,6 +122,7 @@ export function parseEvalArguments(argv: readonly string[]): EvalArguments {
     retrievalShare: null,
     minRelevance: null,
     recall: {},
+    forest: {},
     dbServer: null,
     diff: null,
     scoresPath: null,
@@ -173,6 +178,9 @@ export function parseEvalArguments(argv: readonly string[]): EvalArguments {
       }
       case '--recall':
         parsed.recall = parseRecall(takeValue());
+        break;
+      case '--forest':
+        parsed.forest = parseForest(takeValue());
         break;
       case '--db-server': {
         const value = takeValue();
@@ -249,6 +257,24 @@ function parseRecall(text: string): Record<string, number | string> {
         `--recall: "${part}" is not a setting; use name=value with ${RECALL_NUMBERS.join(', ')} (numbers, 0 or more) or packing=value|density.`,
       );
     }
+  }
+  return settings;
+}
+
+const FOREST_NUMBERS = ['mergeThreshold', 'maxClusters', 'maxCentroidTerms'];
+
+/** `mergeThreshold=0.2,maxClusters=20` → { mergeThreshold: 0.2, maxClusters: 20 } (the forest checks ranges). */
+function parseForest(text: string): Record<string, number> {
+  const settings: Record<string, number> = {};
+  for (const part of text
+    .split(',')
+    .map((item) => item.trim())
+    .filter(Boolean)) {
+    const [name = '', value = ''] = part.split('=', 2).map((item) => item.trim());
+    if (!FOREST_NUMBERS.includes(name) || value === '' || !Number.isFinite(Number(value))) {
+      throw new UsageError(`--forest: "${part}" is not a setting; use name=number with ${FOREST_NUMBERS.join(', ')}.`);
+    }
+    settings[name] = Number(value);
   }
   return settings;
 }

@@ -23,6 +23,7 @@ import {
   toContentBlocks,
 } from '../../packages/core/src/index.ts';
 import { openLedgerStore } from '../../packages/db/src/index.ts';
+import type { ForestConfig } from '../../packages/forest/src/index.ts';
 import { createAnthropicSummarizer, createExtractiveSummarizer } from '../../packages/summarizers/src/index.ts';
 import { nowMilliseconds } from '../bench/measure.ts';
 import { removeDatabaseFiles } from '../bench/temporary-files.ts';
@@ -82,6 +83,8 @@ export interface RunConversationOptions {
   minRelevance: number;
   /** hybrid's recall settings beside the ledger's defaults. */
   recall?: RecallTuning;
+  /** union-find's forest settings beside the ledger's defaults. */
+  forest?: Partial<ForestConfig>;
   /** Scratch folder for the SQLite files; each is removed once scored. */
   directory: string;
   /** Where the ledgers go instead of SQLite files in `directory` (PostgreSQL: a fresh database each). */
@@ -178,6 +181,7 @@ async function measureImport(
     tokenCounter: estimateTokenCounter,
     generateId: sequentialIds(),
     now: () => FIXED_NOW,
+    forest: options.forest ?? {},
   });
   try {
     const started = nowMilliseconds();

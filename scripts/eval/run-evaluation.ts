@@ -15,6 +15,7 @@ import {
   DEFAULT_RETRIEVAL_SHARE,
   type RecallTuning,
 } from '../../packages/agents-ledger/src/index.ts';
+import { DEFAULT_FOREST_CONFIG, type ForestConfig } from '../../packages/forest/src/index.ts';
 import { postgresStorage } from '../bench/bench-storage.ts';
 import { aggregateRows, type CostRow, type ImportCost, type ResultRow, type ScoredQuestion, sumCosts } from './aggregate.ts';
 import type { Mode, StrategyName, SummarizerName } from './arguments.ts';
@@ -34,6 +35,8 @@ export interface EvaluationOptions {
   minRelevance?: number | null;
   /** hybrid's recall settings beside the ledger's defaults. */
   recall?: RecallTuning;
+  /** union-find's forest settings beside the ledger's defaults (union-find and hybrid imports). */
+  forest?: Partial<ForestConfig>;
   /** A postgres:// server URL: every ledger in a fresh database made next to the one it names (dropped once scored). */
   dbServer?: string | null;
   onProgress?: (progress: EvaluationProgress) => void;
@@ -82,6 +85,8 @@ export interface EvaluationConfig {
   minRelevance: number;
   /** hybrid's recall settings: the ledger's defaults with --recall's on top. */
   recall: RecallTuning;
+  /** union-find's forest settings: the ledger's defaults with --forest's on top. */
+  forest: ForestConfig;
   settings: { contextWindow: string; reserveTokens: string; keepRecentTokens: string; recent: string };
   windowRaises: WindowRaise[];
   /** Files whose message ids repeat: the later copies were imported as `<id>#2`, … */
@@ -137,6 +142,7 @@ export async function runEvaluation(options: EvaluationOptions): Promise<Evaluat
           retrievalShare: options.retrievalShare ?? DEFAULT_RETRIEVAL_SHARE,
           minRelevance: options.minRelevance ?? DEFAULT_MIN_RELEVANCE,
           recall: options.recall ?? {},
+          forest: options.forest ?? {},
           directory,
           ...(server ? { places: server } : {}),
           onStep: (step) => options.onProgress?.({ ...progress, step }),
@@ -211,6 +217,7 @@ function describeConfig(
     retrievalShare: options.retrievalShare ?? DEFAULT_RETRIEVAL_SHARE,
     minRelevance: options.minRelevance ?? DEFAULT_MIN_RELEVANCE,
     recall: { ...DEFAULT_RECALL_TUNING, ...options.recall },
+    forest: { ...DEFAULT_FOREST_CONFIG, ...options.forest },
     settings: {
       contextWindow: 'B, or the largest message when it is larger (see windowRaises); the context is built within B',
       reserveTokens: 'round(contextWindow / 10)',
