@@ -15,6 +15,7 @@ export { clipSummary, isRefusal, rejectSummary } from './anthropic/summary-guard
 export { SUMMARY_SYSTEM_PROMPT, summaryUserMessage } from './anthropic/summary-prompt.ts';
 export type { ExtractiveSummarizerOptions } from './extractive/extractive-summarizer.ts';
 export { createExtractiveSummarizer } from './extractive/extractive-summarizer.ts';
+export { lineSalience } from './extractive/line-salience.ts';
 export type {
   SummarizableTurn,
   SummarizeInput,

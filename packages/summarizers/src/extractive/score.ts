@@ -45,6 +45,22 @@ const FEATURES: readonly Feature[] = [
   { pattern: /\b[\w.+-]+@[\w-]+\.[\w.-]+\b/g, only: /@/, weight: 2, cap: 1 },
   { pattern: /\b(?=[0-9a-f]*[a-f])(?=[0-9a-f]*\d)[0-9a-f]{7,64}\b/g, only: /\d/, weight: 1.5, cap: 1 },
   { pattern: /"[^"\n]{2,80}"/g, only: /"/, weight: 1, cap: 2 },
+  // What happened to the speaker: a first-person event ("I adopted", "we just finished", "I've been
+  // volunteering"). In conversation these are the facts later questions ask about; replies about
+  // the other person ("that's so inspiring") are not (measured on LoCoMo's evidence tags).
+  {
+    pattern:
+      /\b(?:I|we|I've|we've|I'm|we're)\s+(?:just\s+|finally\s+|recently\s+|also\s+|actually\s+|been\s+)?(?:\w{3,}ed|went|got|took|made|had|won|began|found|ran|gave|saw|bought|met|did|lost|left|sold|wrote|built|became|brought|taught|caught|felt|kept|threw|heard|read|spent|flew|drove|moved|joined|started|\w{3,}ing)\b/gi,
+    weight: 1.5,
+    cap: 1,
+  },
+  // When it happened: relative dates anchor an event in time (temporal questions need them).
+  {
+    pattern:
+      /\b(?:yesterday|tomorrow|tonight|last (?:week|weekend|month|year|night|summer|winter|spring|fall|time)|next (?:week|weekend|month|year)|(?:a|one|two|three|few|couple of|several) (?:days?|weeks?|months?|years?) ago|this (?:week|weekend|month|year|morning)|(?:on|since|in|by) (?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday|January|February|March|April|May|June|July|August|September|October|November|December))\b/gi,
+    weight: 1.5,
+    cap: 1,
+  },
   // Decisions and constraints are what a later turn most needs to remember.
   {
     pattern:
