@@ -30,7 +30,8 @@ export { createRecallToolHandler, RECALL_TOOL_NAME, recallToolDefinition } from 
 export type { TurnHit, TurnSearchOptions, TurnSearchResult } from './search/search-turns.ts';
 export type { CreateSessionInput, Fork, ForkOptions, ListSessionsOptions, SessionTree } from './sessions.ts';
 export { renderSummaryBlock } from './summary-block.ts';
+export { type FittedTopic, fitTopics, type TopicToFit, trimmedHeader } from './topics/fit-topics.ts';
 export type { TopicRecord } from './topics/forest-store.ts';
 export type { InjectedTopic } from './topics/topic-context.ts';
-export { DEFAULT_TOPIC_SHARE, selectTopics } from './topics/topic-context.ts';
+export { DEFAULT_TOPIC_SHARE } from './topics/topic-context.ts';
 export type { Topic, TopicOfTurn } from './topics/topic-operations.ts';

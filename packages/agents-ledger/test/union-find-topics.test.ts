@@ -155,6 +155,35 @@ describe('topics of a union-find compaction', () => {
     }
   });
 
+  it('with less room than every topic whole, each shows its best lines under a header saying how many are left out', async () => {
+    const { ledger, session, compaction } = await threeTopics();
+    const topics = await ledger.topics(session.id);
+    const whole = topics.reduce((total, topic) => total + topic.tokens + 1, 0);
+    // topicShare 1: the topics may take the whole budget, so their room is the budget less the header.
+    const budget = headerTokens(ledger, compaction) + Math.floor(whole * 0.6);
+    const context = await ledger.buildContext(compaction.id, { budgetTokens: budget, topicShare: 1 });
+    expect(context.tokens).toBeLessThanOrEqual(budget);
+    const trimmed = context.topics.filter((topic) => topic.linesLeftOut > 0);
+    expect(trimmed.length).toBeGreaterThan(0);
+    for (const injected of context.topics) {
+      const start = context.system.indexOf(`[topic ${injected.id} `);
+      expect(start, injected.id).toBeGreaterThanOrEqual(0);
+      const block = context.system.slice(start).split('\n\n')[0] as string;
+      const [header, ...lines] = block.split('\n');
+      expect(injected.tokens).toBe(ledger.tokenCounter.countText(block));
+      if (injected.linesLeftOut > 0)
+        expect(header).toMatch(new RegExp(`· ${injected.linesLeftOut} more lines? by expanding\\]$`));
+      else expect(header).not.toMatch(/by expanding/);
+      // Every line shown cites a turn of that topic: expanding it gives the rest back.
+      const members = new Set((await ledger.expandTopic(injected.id, { sessionId: session.id })).map((turn) => turn.id));
+      expect(lines.length).toBeGreaterThan(0);
+      for (const line of lines) expect(members.has(line.match(/^\[(t_\w+)\]/)?.[1] ?? ''), line).toBe(true);
+    }
+    // Without a budget the context shows what the compaction turn stored.
+    const plain = await ledger.buildContext(compaction.id);
+    expect(plain.system).toContain(compaction.summary);
+  });
+
   it('a dropped topic leaves the context and a restored one comes back', async () => {
     const { ledger, session, topicOf, compaction } = await threeTopics();
     const id = await topicIdOf(ledger, session.id, topicOf, 'postgres');

@@ -1,13 +1,16 @@
 // Which topics of a union-find compaction go into a context. With the incoming message as `query`,
-// the topics nearest it come first; then the most recently touched. Whole topics only (a topic cut
-// mid-summary misleads), within the share of the budget the raw recent turns leave them.
+// the topics nearest it come first; then the most recently touched. Every topic whole when all fit;
+// otherwise each at the depth the room allows (fit-topics.ts), within the share of the budget the raw
+// recent turns leave them.
 //
 // Flat cost, cold or warm: a context reads the compaction's stored clusters (centroids and blocks)
 // and the document frequencies of the query's terms, never the forest's nodes or its members'
 // turns, so it costs the same after a restart at 100k turns as at 1k.
 
 import { querySimilarity, queryTerms, storedCentroid, TfIdfModel, vectorNorm } from '@nexus/forest';
+import { lineSalience } from '@nexus/summarizers';
 import type { LedgerContext } from '../ledger-context.ts';
+import { fitTopics } from './fit-topics.ts';
 import { type ForestClusterRecord, readTopicRows } from './forest-store.ts';
 import { renderTopicsHeader } from './render-topics.ts';
 import { activeDrops } from './topic-drops.ts';
@@ -16,9 +19,12 @@ export interface InjectedTopic {
   id: string;
   summaryVersion: number;
   members: number;
+  /** Tokens of the block as shown (fewer than stored when lines were left out). */
   tokens: number;
   /** Cosine similarity to the query; null when no query was given. */
   similarity: number | null;
+  /** Summary lines left out for room (its header then says `· N more lines by expanding`); 0 when whole. */
+  linesLeftOut: number;
 }
 
 export interface TopicSelection {
@@ -28,41 +34,8 @@ export interface TopicSelection {
   omittedTopicIds: string[];
 }
 
-export interface TopicCandidate {
-  id: string;
-  tokens: number;
-  touched: number;
-  position: number;
-  similarity: number | null;
-}
-
 /** Default share of the budget topics may take when raw turns want the rest (see docs/context.md). */
 export const DEFAULT_TOPIC_SHARE = 0.5;
-
-/**
- * Priority order, then greedy: a topic that does not fit is skipped and smaller ones after it may
- * still go in. Pure, so the policy is tested on plain arrays.
- */
-export function selectTopics(
-  candidates: readonly TopicCandidate[],
-  room: number,
-): { chosen: TopicCandidate[]; omitted: TopicCandidate[] } {
-  const ranked = [...candidates].sort(
-    (a, b) => (b.similarity ?? 0) - (a.similarity ?? 0) || b.touched - a.touched || a.position - b.position,
-  );
-  const chosen: TopicCandidate[] = [];
-  const omitted: TopicCandidate[] = [];
-  let used = 0;
-  for (const topic of ranked) {
-    if (used + topic.tokens <= room) {
-      chosen.push(topic);
-      used += topic.tokens;
-    } else omitted.push(topic);
-  }
-  // Shown in stable root order: the same topics always read the same way.
-  chosen.sort((a, b) => a.position - b.position);
-  return { chosen, omitted };
-}
 
 export interface TopicContextInput {
   compaction: { id: string; summarizedThroughTurnId: string };
@@ -81,32 +54,33 @@ export async function topicContext(ledger: LedgerContext, input: TopicContextInp
   const header = renderTopicsHeader(input.compaction.id, input.compaction.summarizedThroughTurnId);
   const headerTokens = ledger.tokenCounter.countText(header);
   const room = input.room === undefined ? Number.POSITIVE_INFINITY : input.room - headerTokens;
-  const { chosen, omitted } = selectTopics(
+  const { chosen, omittedTopicIds } = fitTopics(
     rows.map((row) => ({
       id: row.rootId,
-      // +1 for the blank line between blocks.
-      tokens: row.blockTokens + 1,
+      block: row.block,
+      blockTokens: row.blockTokens,
       touched: row.touched,
       position: row.position,
       similarity: input.query?.trim() ? (similarities.get(row.rootId) ?? 0) : null,
     })),
     room,
+    { tokenCounter: ledger.tokenCounter, lineValues: (lines) => lineSalience(lines, ledger.tokenCounter) },
   );
   const byId = new Map(rows.map((row) => [row.rootId, row]));
-  const blocks = chosen.map((topic) => byId.get(topic.id)?.block ?? '');
   return {
-    summaryBlock: blocks.length > 0 ? `${header}\n${blocks.join('\n\n')}` : '',
+    summaryBlock: chosen.length > 0 ? `${header}\n${chosen.map((topic) => topic.block).join('\n\n')}` : '',
     injected: chosen.map((topic) => {
       const row = byId.get(topic.id);
       return {
         id: topic.id,
         summaryVersion: row?.summaryVersion ?? 0,
         members: row?.members ?? 0,
-        tokens: row?.blockTokens ?? 0,
+        tokens: topic.tokens,
         similarity: topic.similarity,
+        linesLeftOut: topic.linesLeftOut,
       };
     }),
-    omittedTopicIds: omitted.map((topic) => topic.id),
+    omittedTopicIds,
   };
 }
 
