@@ -28,7 +28,7 @@ export function contextText(context: BuiltContext): string {
         : ''),
     ...(context.topics.length > 0 || context.omittedTopicIds.length > 0
       ? [
-          `── topics: ${context.topics.map((topic) => (topic.similarity === null ? topic.id : `${topic.id} (similarity ${topic.similarity.toFixed(2)})`)).join(', ') || 'none'}` +
+          `── topics: ${context.topics.map(topicLabel).join(', ') || 'none'}` +
             (context.omittedTopicIds.length > 0 ? `; left out to fit: ${context.omittedTopicIds.join(', ')}` : ''),
         ]
       : []),
@@ -40,4 +40,13 @@ export function contextText(context: BuiltContext): string {
     lines.push(`── ${message.role}`, contentText(message.content));
   }
   return lines.join('\n');
+}
+
+/** `t_… (similarity 0.42, 3 lines left out)`: what a context says of one topic it shows. */
+function topicLabel(topic: BuiltContext['topics'][number]): string {
+  const notes = [
+    ...(topic.similarity === null ? [] : [`similarity ${topic.similarity.toFixed(2)}`]),
+    ...(topic.linesLeftOut > 0 ? [`${topic.linesLeftOut} line${topic.linesLeftOut === 1 ? '' : 's'} left out`] : []),
+  ];
+  return notes.length > 0 ? `${topic.id} (${notes.join(', ')})` : topic.id;
 }

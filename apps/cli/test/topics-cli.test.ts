@@ -63,7 +63,7 @@ interface ContextOut {
   tokens: number;
   messages: Array<{ role: string }>;
   compactionTurnId: string | null;
-  topics: Array<{ id: string; members: number; tokens: number; similarity: number | null }>;
+  topics: Array<{ id: string; members: number; tokens: number; similarity: number | null; linesLeftOut: number }>;
   omittedTopicIds: string[];
 }
 interface ErrorOut {
@@ -355,6 +355,27 @@ describe('nexus context --query', () => {
     }
     const text = await ok(['context', sessionHead, '--query', QUERIES.guitar, '--budget', '200']);
     expect(text.stdout).toMatch(new RegExp(`^── topics: ${topicOf.guitar} \\(similarity 0\\.\\d\\d\\); left out to fit: `, 'm'));
+  });
+});
+
+describe('nexus context --budget with less room than the topics', () => {
+  it('shows topics by their best lines and says how many lines each left out, in JSON and in text', async () => {
+    let trimmedSeen = 0;
+    for (const budget of [150, 200, 250, 300, 400]) {
+      const built = await json<ContextOut>(['context', sessionHead, '--budget', String(budget)]);
+      expect(built.tokens).toBeLessThanOrEqual(budget);
+      const text = (await ok(['context', sessionHead, '--budget', String(budget)])).stdout;
+      for (const topic of built.topics) {
+        if (topic.linesLeftOut === 0) continue;
+        trimmedSeen += 1;
+        const lines = `${topic.linesLeftOut} line${topic.linesLeftOut === 1 ? '' : 's'}`;
+        expect(text).toMatch(new RegExp(`^── topics: .*${topic.id} \\(${lines} left out\\)`, 'm'));
+        expect(built.system).toMatch(
+          new RegExp(`^\\[topic ${topic.id} .* · ${topic.linesLeftOut} more lines? by expanding\\]$`, 'm'),
+        );
+      }
+    }
+    expect(trimmedSeen).toBeGreaterThan(0);
   });
 });
 
