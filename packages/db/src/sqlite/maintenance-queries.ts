@@ -20,12 +20,15 @@ export function maintenanceQueries(connection: SqliteConnection): Synchronous<Ma
       return findings.length === 1 && findings[0] === 'ok' ? null : findings.join('; ');
     },
     checkTurnSearchIndex: () => {
-      try {
-        statement("INSERT INTO turns_fts (turns_fts, rank) VALUES ('integrity-check', 1)").run();
-        return null;
-      } catch (error) {
-        return `${(error as Error).message}; rebuild it with INSERT INTO turns_fts(turns_fts) VALUES ('rebuild')`;
+      // Normal turns and compaction summaries each have an index (migration 0012); both must match their rows.
+      for (const index of ['turns_fts', 'compactions_fts']) {
+        try {
+          statement(`INSERT INTO ${index} (${index}, rank) VALUES ('integrity-check', 1)`).run();
+        } catch (error) {
+          return `${index}: ${(error as Error).message}; rebuild it with INSERT INTO ${index}(${index}) VALUES ('rebuild')`;
+        }
       }
+      return null;
     },
     compactionPointers: ({ after, limit }) => {
       const rows = statement(

@@ -1,4 +1,5 @@
-// Search on SQLite: FTS5 over agent_turns (turns_fts) and events (events_fts), ranked by bm25 (the
+// Search on SQLite: FTS5 over agent_turns (turns_fts for normal turns, compactions_fts for compaction
+// summaries, read together) and events (events_fts), ranked by bm25 (the
 // store's score is bm25 negated: higher is better), keyset-paged on (bm25, rowid); and the turns'
 // embedding vectors (turn_embeddings, one float32 blob per turn and model).
 
@@ -82,6 +83,17 @@ interface TurnRow {
   canonicalTimestamp: number;
 }
 
+/**
+ * The turns a full-text expression matches, from both turn indexes (migration 0012): normal turns in
+ * turns_fts, compaction summaries in compactions_fts, each row with its bm25 score. Two indexes so
+ * that bm25's statistics over the turns are not skewed by summaries repeating the same lines
+ * compaction after compaction; a search reads both, so it finds summaries as before. Takes the
+ * expression twice (one MATCH per index).
+ */
+const MATCHED_TURNS =
+  '(SELECT rowid AS matchRowid, bm25(turns_fts) AS score FROM turns_fts WHERE turns_fts MATCH ? ' +
+  'UNION ALL SELECT rowid, bm25(compactions_fts) FROM compactions_fts WHERE compactions_fts MATCH ?) m';
+
 const TURN_HIT_COLUMNS =
   't.id AS id, t.session_id AS sessionId, t.depth AS depth, t.turn_type AS turnType, t.role AS role, t.timestamp AS timestamp';
 
@@ -91,19 +103,20 @@ export function searchQueries(connection: SqliteConnection): Synchronous<SearchS
   const { sqlite, statement } = connection;
 
   const anyTurnMatch = (expression: string, filters: Clauses): boolean => {
-    const where = ['turns_fts MATCH ?', ...filters.clauses].join(' AND ');
-    const sql = `SELECT 1 FROM turns_fts JOIN agent_turns t ON t.rowid = turns_fts.rowid WHERE ${where} LIMIT 1`;
-    return statement(sql).get(expression, ...filters.parameters) !== undefined;
+    const where = filters.clauses.length > 0 ? ` WHERE ${filters.clauses.join(' AND ')}` : '';
+    const sql = `SELECT 1 FROM ${MATCHED_TURNS} JOIN agent_turns t ON t.rowid = m.matchRowid${where} LIMIT 1`;
+    return statement(sql).get(expression, expression, ...filters.parameters) !== undefined;
   };
 
   const rawPage = (expression: string, filters: Clauses, after: KeysetPosition | null, take: number): TurnRow[] => {
-    const page = keyset(after, 'bm25(turns_fts)', 't.rowid');
+    const page = keyset(after, 'm.score', 't.rowid');
+    const where = [...filters.clauses, ...page.clauses];
     const sql =
-      `SELECT ${TURN_HIT_COLUMNS}, t.rowid AS rowid, bm25(turns_fts) AS score, t.id AS canonical, ` +
+      `SELECT ${TURN_HIT_COLUMNS}, t.rowid AS rowid, m.score AS score, t.id AS canonical, ` +
       't.session_id AS canonicalSessionId, t.timestamp AS canonicalTimestamp ' +
-      'FROM turns_fts JOIN agent_turns t ON t.rowid = turns_fts.rowid ' +
-      `WHERE ${['turns_fts MATCH ?', ...filters.clauses, ...page.clauses].join(' AND ')} ORDER BY score, t.rowid LIMIT ?`;
-    return statement(sql).all(expression, ...filters.parameters, ...page.parameters, take) as TurnRow[];
+      `FROM ${MATCHED_TURNS} JOIN agent_turns t ON t.rowid = m.matchRowid ` +
+      `${where.length > 0 ? `WHERE ${where.join(' AND ')} ` : ''}ORDER BY score, t.rowid LIMIT ?`;
+    return statement(sql).all(expression, expression, ...filters.parameters, ...page.parameters, take) as TurnRow[];
   };
 
   /**
@@ -136,12 +149,12 @@ export function searchQueries(connection: SqliteConnection): Synchronous<SearchS
     }
     const page = keyset(after, 'g.score', 'g.turnRowid');
     const sql =
-      // MATERIALIZED: bm25() only works while the full-text query runs, not after GROUP BY.
-      `WITH matches AS MATERIALIZED (SELECT ${TURN_HIT_COLUMNS}, t.rowid AS turnRowid, bm25(turns_fts) AS score, ` +
+      // MATERIALIZED: the matches are scored once, before GROUP BY.
+      `WITH matches AS MATERIALIZED (SELECT ${TURN_HIT_COLUMNS}, t.rowid AS turnRowid, m.score AS score, ` +
       `${canonical} AS canonical ` +
-      'FROM turns_fts JOIN agent_turns t ON t.rowid = turns_fts.rowid JOIN agent_sessions s ON s.id = t.session_id ' +
+      `FROM ${MATCHED_TURNS} JOIN agent_turns t ON t.rowid = m.matchRowid JOIN agent_sessions s ON s.id = t.session_id ` +
       'LEFT JOIN agent_turns h ON h.id = s.head_turn_id LEFT JOIN agent_turns c ON c.id = h.latest_compaction_id ' +
-      `WHERE ${['turns_fts MATCH ?', ...filters.clauses].join(' AND ')}), ` +
+      `${filters.clauses.length > 0 ? `WHERE ${filters.clauses.join(' AND ')}` : ''}), ` +
       // SQLite takes the bare columns of a MIN() group from the row holding the minimum: the best
       // match (another engine: DISTINCT ON (canonical) … ORDER BY canonical, score, rowid).
       // (`turnRowid`, not `rowid`: inside a materialized CTE `rowid` names the CTE's own row number.)
@@ -151,12 +164,19 @@ export function searchQueries(connection: SqliteConnection): Synchronous<SearchS
       'g.timestamp AS timestamp, g.turnRowid AS rowid, g.score AS score, g.canonical AS canonical, ' +
       'k.session_id AS canonicalSessionId, k.timestamp AS canonicalTimestamp FROM grouped g JOIN agent_turns k ON k.id = g.canonical ' +
       `${page.clauses.length > 0 ? `WHERE ${page.clauses.join(' AND ')} ` : ''}ORDER BY g.score, g.turnRowid LIMIT ?`;
-    return statement(sql).all(...canonicalParameters, expression, ...filters.parameters, ...page.parameters, take) as TurnRow[];
+    return statement(sql).all(
+      ...canonicalParameters,
+      expression,
+      expression,
+      ...filters.parameters,
+      ...page.parameters,
+      take,
+    ) as TurnRow[];
   };
 
   // Snippets only for the hits shown: computed in the ranking query they cost as much as the ranking.
   // (CAST: FTS5 drops a `rowid = ?` constraint bound as a double, and would snippet the first match.)
-  const snippetOf = (table: 'turns_fts' | 'events_fts', expression: string, rowid: number): string =>
+  const snippetOf = (table: 'turns_fts' | 'compactions_fts' | 'events_fts', expression: string, rowid: number): string =>
     (
       statement(
         `SELECT snippet(${table}, 0, '[', ']', '…', 16) AS snippet FROM ${table} WHERE ${table} MATCH ? AND rowid = CAST(? AS INTEGER)`,
@@ -187,7 +207,10 @@ export function searchQueries(connection: SqliteConnection): Synchronous<SearchS
         role: row.role,
         timestamp: row.timestamp,
         score: -row.score,
-        snippet: query.snippets === false ? '' : snippetOf('turns_fts', expression, row.rowid),
+        snippet:
+          query.snippets === false
+            ? ''
+            : snippetOf(row.turnType === 'compaction' ? 'compactions_fts' : 'turns_fts', expression, row.rowid),
         canonicalTurnId: row.canonical,
         canonicalSessionId: row.canonicalSessionId,
         canonicalTimestamp: row.canonicalTimestamp,
@@ -253,7 +276,12 @@ export function searchQueries(connection: SqliteConnection): Synchronous<SearchS
     countTurnMatches: (match) =>
       withSearchErrors(match, () => {
         const count = (expression: string) =>
-          (statement('SELECT count(*) AS n FROM turns_fts WHERE turns_fts MATCH ?').get(expression) as { n: number }).n;
+          (
+            statement(
+              'SELECT (SELECT count(*) FROM turns_fts WHERE turns_fts MATCH ?) + ' +
+                '(SELECT count(*) FROM compactions_fts WHERE compactions_fts MATCH ?) AS n',
+            ).get(expression, expression) as { n: number }
+          ).n;
         let found = 0;
         // The same choice as a search: the first expression that matches anything, else the last.
         for (const expression of matchExpressions(match)) {

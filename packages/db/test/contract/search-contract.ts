@@ -251,6 +251,43 @@ export function searchContract(subject: StoreUnderTest): void {
       expect(uncovered.hits.map((hit) => hit.canonicalTurnId)).toEqual(['s-t1']);
     });
 
+    it("compaction summaries repeating a turn's words change neither its score nor the order of turns", async () => {
+      store = await subject.open();
+      await store.insertSession(sessionRecord('s'));
+      const t0 = said('s-t0', 's', null, 'the okapi drinks at the river');
+      const t1 = said('s-t1', 's', t0, 'we counted the lemur troop at dawn');
+      await appendRows(store, 's', null, [t0, t1]);
+      const query = {
+        match: words('okapi lemur', 'any'),
+        view: 'raw' as const,
+        filters: { turnType: 'normal' as const },
+        limit: 10,
+      };
+      const before = (await store.searchTurns(query)).hits.map((hit) => [hit.turnId, hit.score]);
+      // A long session's compactions each re-render the lines they keep: here one line, 30 times.
+      let parent = t1;
+      const compactions: TurnRecord[] = [];
+      for (let index = 0; index < 30; index += 1) {
+        const summary = '[s-t0] the okapi drinks at the river';
+        const compaction = said(`s-c${index}`, 's', parent, summary, {
+          role: null,
+          turnType: 'compaction',
+          summary,
+          summarizedThroughTurnId: 's-t1',
+          summarizedThroughDepth: 1,
+          coversFromDepth: 0,
+        });
+        compactions.push(compaction);
+        parent = compaction;
+      }
+      await appendRows(store, 's', t1, compactions);
+      const after = (await store.searchTurns(query)).hits.map((hit) => [hit.turnId, hit.score]);
+      expect(after).toEqual(before);
+      // The summaries are still found.
+      const all = await store.searchTurns({ match: words('okapi'), view: 'raw', limit: 50 });
+      expect(all.hits.filter((hit) => hit.turnType === 'compaction')).toHaveLength(30);
+    });
+
     it('counts turns and the turns matching a word', async () => {
       store = await subject.open();
       await sessionSaying(store, 's', ['gecko one', 'lemur two', 'gecko three']);
