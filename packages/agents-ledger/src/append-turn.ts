@@ -162,7 +162,7 @@ async function planAppend(
 }
 
 /** How far back along the chain a tool_result looks for an earlier result to the same call. */
-const RESULT_LOOKBACK_TURNS = 64;
+export const RESULT_LOOKBACK_TURNS = 64;
 
 /**
  * A tool call gets one result: the API refuses a context that answers it twice. Looks back from

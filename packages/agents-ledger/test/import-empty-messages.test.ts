@@ -71,6 +71,41 @@ describe('importing a conversation with empty messages', () => {
     ).toThrow(/timestamp must be an ISO 8601 time from 1970 on/);
   });
 
+  it('refuses up front a second result to one tool call, as append would, and imports one result', async () => {
+    const call = {
+      id: 'm1',
+      role: 'assistant',
+      content: [{ type: 'tool_use', id: 'toolu_1', name: 'lookup', input: {} }],
+      timestamp: null,
+    };
+    const result = { type: 'tool_result', tool_use_id: 'toolu_1', content: 'ok' };
+    // In one message (the property test's counterexample), and in a later message after an empty one.
+    expect(() =>
+      validateConversation(conversation([call, { id: 'm2', role: 'user', content: [result, result], timestamp: null }])),
+    ).toThrow('messages[1] answers tool call toolu_1 again (the same message already did)');
+    expect(() =>
+      validateConversation(
+        conversation([
+          call,
+          { id: 'm2', role: 'user', content: [result], timestamp: null },
+          { id: 'm3', role: 'assistant', content: '', timestamp: null },
+          { id: 'm4', role: 'user', content: [result], timestamp: null },
+        ]),
+      ),
+    ).toThrow('messages[3] answers tool call toolu_1 again (messages[1] already did)');
+    // A new call with the same id may be answered again: the look-back stops at the call.
+    temp = openTempLedger();
+    const again = validateConversation(
+      conversation([
+        call,
+        { id: 'm2', role: 'user', content: [result], timestamp: null },
+        { ...call, id: 'm3' },
+        { id: 'm4', role: 'user', content: [result], timestamp: null },
+      ]),
+    );
+    expect((await importConversation(temp.ledger, again)).turns).toBe(4);
+  });
+
   it('imports every conversation its check accepts (property)', async () => {
     const text = fc.constantFrom('', ' ', '\n', 'hello', 'port 6543', '  spaced  ');
     const block = fc.oneof(

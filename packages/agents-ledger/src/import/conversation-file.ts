@@ -3,7 +3,8 @@
 // field, before anything is imported. Message content is checked by the importer's own rules
 // (message-content.ts): an empty message passes, and is skipped on import.
 
-import { type ContentBlock, InvalidInputError } from '@nexus/core';
+import { type ContentBlock, InvalidInputError, toolResultIds, toolUseIds } from '@nexus/core';
+import { RESULT_LOOKBACK_TURNS } from '../append-turn.ts';
 import { importableContent } from './message-content.ts';
 
 export interface ConversationMessage {
@@ -55,6 +56,8 @@ export function validateConversation(value: unknown, origin = 'conversation'): C
     fail(`"format" must be "nexus-eval/v1", got ${JSON.stringify(record.format)}.`, 'format');
   if (!Array.isArray(record.messages)) return fail('"messages" must be an array.', 'messages');
   const seen = new Set<string>();
+  /** The messages that will become turns, oldest first, for append's one-result-per-call rule. */
+  const imported: Array<{ where: string; blocks: ContentBlock[] }> = [];
   for (const [index, message] of (record.messages as unknown[]).entries()) {
     const where = `messages[${index}]`;
     if (typeof message !== 'object' || message === null) fail(`${where} must be an object.`, where);
@@ -69,11 +72,22 @@ export function validateConversation(value: unknown, origin = 'conversation'): C
       fail(`${where}.content must be a string or an array of content blocks.`, where);
     }
     // The importer's own rules, so a file that passes here imports (an empty message is skipped).
+    let blocks: ContentBlock[] | null = null;
     try {
-      importableContent(item.content, item.role as 'user' | 'assistant');
+      blocks = importableContent(item.content, item.role as 'user' | 'assistant');
     } catch (error) {
       if (!(error instanceof InvalidInputError)) throw error;
       fail(`${where}.${error.message}`, where);
+    }
+    if (blocks) {
+      const second = secondToolResult(blocks, imported);
+      if (second) {
+        fail(
+          `${where} answers tool call ${second.toolUseId} again (${second.where} already did); a call gets exactly one result.`,
+          where,
+        );
+      }
+      imported.push({ where, blocks });
     }
     if (item.timestamp !== undefined && item.timestamp !== null) {
       // The ledger stores milliseconds since the epoch and refuses a time before it.
@@ -98,4 +112,30 @@ export function validateConversation(value: unknown, origin = 'conversation'): C
     })),
     questions: questions as ConversationQuestion[],
   };
+}
+
+/**
+ * The rule `appendTurn` applies (append-turn.ts, refuseSecondResults), over the file's messages: a
+ * tool_result may not answer a call that the same message, or a message since that call (looking
+ * back at most RESULT_LOOKBACK_TURNS messages), already answered.
+ */
+function secondToolResult(
+  blocks: readonly ContentBlock[],
+  earlier: ReadonlyArray<{ where: string; blocks: ContentBlock[] }>,
+): { toolUseId: string; where: string } | null {
+  const wanted = new Set<string>();
+  for (const id of toolResultIds(blocks)) {
+    if (wanted.has(id)) return { toolUseId: id, where: 'the same message' };
+    wanted.add(id);
+  }
+  for (
+    let index = earlier.length - 1;
+    index >= 0 && wanted.size > 0 && earlier.length - index <= RESULT_LOOKBACK_TURNS;
+    index -= 1
+  ) {
+    const message = earlier[index] as { where: string; blocks: ContentBlock[] };
+    for (const id of toolResultIds(message.blocks)) if (wanted.has(id)) return { toolUseId: id, where: message.where };
+    for (const id of toolUseIds(message.blocks)) wanted.delete(id);
+  }
+  return null;
 }
