@@ -29,7 +29,9 @@ const stepArb: fc.Arbitrary<Step> = fc.oneof(
     }),
   },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('tool' as const), topic: topicArb, variant: fc.nat({ max: 40 }) }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constantFrom('drop' as const, 'restore' as const), pick: fc.nat({ max: 9 }) }) },
+  // Weight 2, not 1: a drop is only checked when its topic is still dropped at the end, and with 15
+  // runs on PostgreSQL weight 1 left some runs of the whole property with no drop checked at all.
+  { weight: 2, arbitrary: fc.record({ kind: fc.constantFrom('drop' as const, 'restore' as const), pick: fc.nat({ max: 9 }) }) },
 );
 
 const queryArb = fc.oneof(
