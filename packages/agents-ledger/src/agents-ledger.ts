@@ -55,6 +55,7 @@ import {
 import { requireTurnRow } from './store/chain.ts';
 import { requireEvents, turnsWithEventLinks } from './store/event-links.ts';
 import { ForestCache } from './topics/forest-cache.ts';
+import { LineValueCache } from './topics/line-value-cache.ts';
 import { expandTopic, findTopic, listTopics, setTopicDropped, type Topic, type TopicOfTurn } from './topics/topic-operations.ts';
 
 export interface AgentsLedgerOptions {
@@ -153,6 +154,7 @@ export function createAgentsLedger(options: AgentsLedgerOptions): AgentsLedger {
     defaultStrategy: options.defaultStrategy ?? 'flat',
     forestConfig: options.forest ?? {},
     forests: new ForestCache(),
+    topicLineValues: new LineValueCache(),
     appendQueue: new SessionQueue(),
     heads: new HeadCache(),
     now: options.now ?? Date.now,

@@ -9,6 +9,7 @@ import type { CompactionStrategy } from './compaction/compaction-strategy.ts';
 import type { HeadCache } from './head-cache.ts';
 import type { SessionQueue } from './session-queue.ts';
 import type { ForestCache } from './topics/forest-cache.ts';
+import type { LineValueCache } from './topics/line-value-cache.ts';
 
 export interface LedgerContext {
   /** Every read and write goes through the store (packages/db/src/store/ledger-store.ts). */
@@ -20,6 +21,8 @@ export interface LedgerContext {
   /** Settings for new union-find forests (a stored forest keeps the settings it was made with). */
   forestConfig: Partial<ForestConfig>;
   forests: ForestCache;
+  /** What each line of a stored topic block is worth, for contexts that show topics trimmed. */
+  topicLineValues: LineValueCache;
   /** Appends to one session from this ledger, one after another (session-queue.ts). */
   appendQueue: SessionQueue;
   /** The head this process last wrote per session, so appends plan without reads (head-cache.ts). */

@@ -44,8 +44,8 @@ export interface FittedTopic {
 
 export interface FitTopicsOptions {
   tokenCounter: TokenCounter;
-  /** One value per line of a block's body (its lines after the header); higher is kept first. */
-  lineValues: (lines: readonly string[]) => number[];
+  /** One value per line of a topic block's body (its lines after the header); higher is kept first. */
+  lineValues: (lines: readonly string[], topicId: string) => number[];
 }
 
 /**
@@ -73,6 +73,8 @@ interface Candidate {
   headerTokens: number;
   lines: Line[];
   kept: Set<number>;
+  /** Tokens of the kept lines. */
+  keptTokens: number;
 }
 
 export function fitTopics(
@@ -90,32 +92,41 @@ export function fitTopics(
   const counter = options.tokenCounter;
   const candidates = topics.map((topic): Candidate => {
     const [header = '', ...body] = topic.block.split('\n');
-    const values = options.lineValues(body);
+    const values = options.lineValues(body, topic.id);
     return {
       topic,
       header,
       headerTokens: counter.countText(header),
       lines: body.map((text, index) => ({ text, tokens: counter.countText(text), value: values[index] ?? 0 })),
       kept: new Set(),
+      keptTokens: 0,
     };
   });
-  // What the header grows by when lines are left out.
-  const markerTokens = (candidate: Candidate, kept: number) =>
-    kept < candidate.lines.length
-      ? counter.countText(trimmedHeader(candidate.header, candidate.lines.length - kept)) - candidate.headerTokens
-      : 0;
+  // What the header grows by when lines are left out: counted once per count of lines (the note's
+  // length changes only with its number).
+  const noteTokens = new Map<number, number>();
+  const markerTokens = (candidate: Candidate, kept: number): number => {
+    const leftOut = candidate.lines.length - kept;
+    if (leftOut <= 0) return 0;
+    let tokens = noteTokens.get(leftOut);
+    if (tokens === undefined) {
+      tokens = counter.countText(trimmedHeader('[]', leftOut)) - counter.countText('[]');
+      noteTokens.set(leftOut, tokens);
+    }
+    return tokens;
+  };
   const costOf = (candidate: Candidate, kept: number, lineTokens: number) =>
     kept === 0 ? 0 : candidate.headerTokens + lineTokens + markerTokens(candidate, kept) + SEPARATOR_TOKENS;
-  const keptTokens = (candidate: Candidate) =>
-    [...candidate.kept].reduce((sum, index) => sum + lineAt(candidate, index).tokens, 0);
 
   let used = 0;
   /** Adds a line if the topic's new cost still fits; true when it did. */
   const tryAdd = (candidate: Candidate, index: number): boolean => {
-    const before = costOf(candidate, candidate.kept.size, keptTokens(candidate));
-    const after = costOf(candidate, candidate.kept.size + 1, keptTokens(candidate) + lineAt(candidate, index).tokens);
+    const line = lineAt(candidate, index);
+    const before = costOf(candidate, candidate.kept.size, candidate.keptTokens);
+    const after = costOf(candidate, candidate.kept.size + 1, candidate.keptTokens + line.tokens);
     if (used - before + after > room) return false;
     candidate.kept.add(index);
+    candidate.keptTokens += line.tokens;
     used += after - before;
     return true;
   };
@@ -198,6 +209,7 @@ function enforceRoom(
     // Only header-only blocks left and still over: a counter this far from additive gets no topics.
     if (!lowest) return [];
     lowest.candidate.kept.delete(lowest.index);
+    lowest.candidate.keptTokens -= lineAt(lowest.candidate, lowest.index).tokens;
   }
 }
 

@@ -64,7 +64,11 @@ export async function topicContext(ledger: LedgerContext, input: TopicContextInp
       similarity: input.query?.trim() ? (similarities.get(row.rootId) ?? 0) : null,
     })),
     room,
-    { tokenCounter: ledger.tokenCounter, lineValues: (lines) => lineSalience(lines, ledger.tokenCounter) },
+    {
+      tokenCounter: ledger.tokenCounter,
+      lineValues: (lines, topicId) =>
+        ledger.topicLineValues.valuesOf(input.compaction.id, topicId, () => lineSalience(lines, ledger.tokenCounter)),
+    },
   );
   const byId = new Map(rows.map((row) => [row.rootId, row]));
   return {

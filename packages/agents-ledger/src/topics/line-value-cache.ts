@@ -1,0 +1,25 @@
+// What each line of a stored topic block is worth (lineSalience), by compaction and topic, so a
+// process that builds many contexts under one compaction ranks each block's lines once: scoring every
+// line of every topic cost more than the rest of a context (LoCoMo, 2,000 tokens: 3.5 ms against
+// 1.2 ms). A topic's stored block never changes (forest rows are write-once), so nothing goes stale.
+// Bounded: the least recently used go first.
+
+export class LineValueCache {
+  private readonly values = new Map<string, number[]>();
+
+  constructor(private readonly capacity = 2048) {}
+
+  /** The values of one stored block's lines, computed by `compute` the first time. */
+  valuesOf(compactionId: string, topicId: string, compute: () => number[]): number[] {
+    const key = `${compactionId}\u0000${topicId}`;
+    let values = this.values.get(key);
+    if (values) {
+      this.values.delete(key);
+    } else {
+      values = compute();
+      while (this.values.size >= this.capacity) this.values.delete(this.values.keys().next().value as string);
+    }
+    this.values.set(key, values);
+    return values;
+  }
+}
