@@ -251,6 +251,22 @@ export function searchContract(subject: StoreUnderTest): void {
       expect(uncovered.hits.map((hit) => hit.canonicalTurnId)).toEqual(['s-t1']);
     });
 
+    it('weighs words by rarity: a rare word outranks a word most turns hold', async () => {
+      store = await subject.open();
+      // "maria" in most turns (a speaker's name), "okapi" in one long turn.
+      await sessionSaying(store, 's', [
+        'maria says hi',
+        'maria maria, how was the trip',
+        'thanks maria',
+        'maria waves',
+        'we finally saw an okapi near the river bank after walking along the trail for most of the long afternoon',
+        'maria laughs',
+      ]);
+      const { hits } = await store.searchTurns({ match: words('maria okapi', 'any'), view: 'raw', limit: 10 });
+      expect(hits).toHaveLength(6);
+      expect(hits[0]?.turnId).toBe('s-t4');
+    });
+
     it("compaction summaries repeating a turn's words change neither its score nor the order of turns", async () => {
       store = await subject.open();
       await store.insertSession(sessionRecord('s'));
