@@ -200,10 +200,6 @@ interface TurnRow {
   canonicalTimestamp: number;
 }
 
-const TURN_HIT_COLUMNS =
-  't.id AS id, t.session_id AS "sessionId", t.depth AS depth, t.turn_type AS "turnType", t.role AS role, ' +
-  't.timestamp::float8 AS timestamp';
-
 /**
  * The score: cover density (how many matches, how close together), divided by 1 + log2 of the
  * document's length (normalization 1), so a word said once in a short turn outranks it said once in
