@@ -33,7 +33,8 @@ export interface BuildContextOptions {
   full?: boolean;
   /**
    * The incoming message (or a runtime's own query): with a union-find compaction, the topics
-   * nearest it are injected first. Without it, the most recently touched topics that fit.
+   * nearest it fill the room first, as deep as they go; then the best lines of the others
+   * (topics/fit-topics.ts).
    */
   query?: string;
   /** Most of the budget topics may take when raw turns want the rest (0–1, default 0.5). */

@@ -96,6 +96,20 @@ describe('fitTopics', () => {
     expect(fitTopics([big, bare], 3, options)).toEqual({ chosen: [], omittedTopicIds: ['t_bare', 't_big'] });
   });
 
+  it('neither shows nor counts blank lines: a topic whose every other line fits is shown whole', () => {
+    const spaced = topic('t_spaced', [FACTS[0] as string, '', FACTS[2] as string, '  '], { touched: 9 });
+    const big = topic('t_big', FACTS, { position: 1 });
+    // Room for the spaced topic whole, and a little of the big one.
+    const room = spaced.blockTokens + 1 + Math.floor(big.blockTokens / 2);
+    const { chosen } = fitTopics([spaced, big], room, options);
+    const shown = chosen.find((fitted) => fitted.id === 't_spaced');
+    expect(shown?.linesLeftOut).toBe(0);
+    expect(shown?.block).toBe(spaced.block);
+    const trimmed = fitTopics([spaced], counter.countText(trimmedHeader(spaced.block.split('\n')[0] as string, 1)) + 25, options);
+    expect(trimmed.chosen.map((fitted) => fitted.linesLeftOut)).toEqual([1]);
+    expect(trimmed.chosen[0]?.block.split('\n').slice(1)).toEqual([FACTS[2]]);
+  });
+
   it('property: within the room, lines are stored lines in stored order, every topic chosen or omitted once', () => {
     const lineArbitrary = fc
       .tuple(

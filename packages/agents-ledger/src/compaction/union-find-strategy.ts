@@ -1,7 +1,8 @@
 // The paper's union-find strategy behind the same seam as flat. The turns before the cut graduate
 // into the forest one at a time, oldest first (no summarizer call); then each dirty cluster gets one
-// summarizer call folding its previous summary with its new members. The compaction turn's summary
-// is every live topic's block, so readers that know nothing of topics still see all of it.
+// summarizer call folding its previous summary with its new members. The topics split twice the
+// summary budget (contexts choose from them); the compaction turn's summary is the topics fitted to
+// the budget as a context without a query fits them, for readers that know nothing of topics.
 
 import { contentText, isCompaction, LedgerError, SummarizerError, type Turn } from '@nexus/core';
 import type { ClusterSummaryRequest, ForestChanges, TopicForest } from '@nexus/forest';
@@ -92,9 +93,9 @@ export function createUnionFindStrategy(): CompactionStrategy<UnionFindState> {
       if (firstFailure && resolved.summarized.length === 0) throw asSummarizerError(firstFailure.error, input.summarizer.name);
 
       const topics = renderTopics(input, forest, known);
-      // The summary every topic-unaware reader sees, and what the turn's tokenCount counts: the most
-      // recently touched topics within summaryTokens. The others stay in the forest, where a query
-      // in buildContext can still reach them.
+      // The summary every topic-unaware reader sees, and what the turn's tokenCount counts: the
+      // topics fitted to summaryTokens (every topic whole if all fit, else each by its best lines).
+      // The rest stays in the forest, where a larger budget or a query in buildContext reaches it.
       const live = topics.filter((topic) => !topic.cluster.dropped);
       const standing = fitTopics(
         live.map((topic, position) => ({

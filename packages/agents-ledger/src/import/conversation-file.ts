@@ -117,7 +117,9 @@ export function validateConversation(value: unknown, origin = 'conversation'): C
 /**
  * The rule `appendTurn` applies (append-turn.ts, refuseSecondResults), over the file's messages: a
  * tool_result may not answer a call that the same message, or a message since that call (looking
- * back at most RESULT_LOOKBACK_TURNS messages), already answered.
+ * back at most RESULT_LOOKBACK_TURNS messages), already answered. Append counts its look-back in
+ * turns, compactions made during the import included, so it looks back over as many messages or
+ * fewer: this check may refuse a file append would take, never the reverse.
  */
 function secondToolResult(
   blocks: readonly ContentBlock[],

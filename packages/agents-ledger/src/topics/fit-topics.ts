@@ -90,6 +90,8 @@ export function fitTopics(
     };
   }
   const counter = options.tokenCounter;
+  // The line break before each shown line (the estimate counts none; a real tokenizer one).
+  const breakTokens = counter.countText('\n');
   const candidates = topics.map((topic): Candidate => {
     const [header = '', ...body] = topic.block.split('\n');
     const values = options.lineValues(body, topic.id);
@@ -97,7 +99,10 @@ export function fitTopics(
       topic,
       header,
       headerTokens: counter.countText(header),
-      lines: body.map((text, index) => ({ text, tokens: counter.countText(text), value: values[index] ?? 0 })),
+      // Blank lines (a model's summary may have them) are neither shown nor counted as left out.
+      lines: body
+        .map((text, index) => ({ text, tokens: counter.countText(text) + breakTokens, value: values[index] ?? 0 }))
+        .filter((line) => line.text.trim() !== ''),
       kept: new Set(),
       keptTokens: 0,
     };
@@ -133,7 +138,6 @@ export function fitTopics(
   const bestFirst = (candidate: Candidate) =>
     candidate.lines
       .map((_, index) => index)
-      .filter((index) => lineAt(candidate, index).text.trim() !== '')
       .sort((a, b) => density(lineAt(candidate, b)) - density(lineAt(candidate, a)) || a - b);
 
   const ranked = [...candidates].sort(

@@ -7,7 +7,12 @@
 export class LineValueCache {
   private readonly values = new Map<string, number[]>();
 
-  constructor(private readonly capacity = 2048) {}
+  private readonly capacity: number;
+
+  constructor(capacity = 2048) {
+    // At least one entry: eviction runs before each insert.
+    this.capacity = Math.max(1, Math.floor(capacity));
+  }
 
   /** The values of one stored block's lines, computed by `compute` the first time. */
   valuesOf(compactionId: string, topicId: string, compute: () => number[]): number[] {
@@ -17,7 +22,11 @@ export class LineValueCache {
       this.values.delete(key);
     } else {
       values = compute();
-      while (this.values.size >= this.capacity) this.values.delete(this.values.keys().next().value as string);
+      while (this.values.size >= this.capacity) {
+        const oldest = this.values.keys().next();
+        if (oldest.done) break;
+        this.values.delete(oldest.value);
+      }
     }
     this.values.set(key, values);
     return values;

@@ -1,7 +1,7 @@
-// Which topics of a union-find compaction go into a context. With the incoming message as `query`,
-// the topics nearest it come first; then the most recently touched. Every topic whole when all fit;
-// otherwise each at the depth the room allows (fit-topics.ts), within the share of the budget the raw
-// recent turns leave them.
+// Which topics of a union-find compaction go into a context: every topic whole when all fit;
+// otherwise each at the depth the room allows (fit-topics.ts: the topics nearest the incoming message
+// first, then the best lines of the others by value per token), within the share of the budget the
+// raw recent turns leave them.
 //
 // Flat cost, cold or warm: a context reads the compaction's stored clusters (centroids and blocks)
 // and the document frequencies of the query's terms, never the forest's nodes or its members'
