@@ -1,5 +1,6 @@
 // Search on PostgreSQL: the generated `search_vector` (tsvector, english) of agent_turns and events
-// with their GIN indexes, ranked by ts_rank_cd normalized by length (higher is better), keyset-paged on (score, then the
+// with their GIN indexes, ranked by ts_rank_cd normalized by length (higher is better; for turns
+// searched by words, each word's weighted by its rarity: scoredTurns), keyset-paged on (score, then the
 // older row first: timestamp or receivedAt, then id); snippets by ts_headline for the hits shown;
 // and the turns' embedding vectors (turn_embeddings, one float32 little-endian bytea per turn and
 // model). The semantics are sqlite/search-queries.ts's.
@@ -208,30 +209,41 @@ interface TurnRow {
 const RANK = (vector: string, tsquery: string) => `ts_rank_cd(${vector}, ${tsquery}, 1)::float8`;
 
 /**
- * `hits` (what `select` returns: it must include `t.search_vector` as search_vector) and `scored`
- * (hits with a `score`, higher is better) as WITH clauses. Advanced syntax is ranked by RANK. A query
- * of words is ranked as bm25 weighs them, by rarity: each word's RANK times its inverse document
- * frequency among the hits, bm25's `ln(1 + (hits − holding + 0.5) / (holding + 0.5))`, summed. ts_rank_cd alone weighs
- * every word alike, so in a conversation the speakers' names, in most turns and in most questions,
- * counted as much as the rare word that finds the answer (LoCoMo conv-41, recall at 1,000 tokens:
- * 58.2% of the evidence on PostgreSQL against 74.9% on SQLite before). Among the hits, not the whole
- * ledger: no extra index scan, and on one line (recall's scope) it is that conversation's rarity.
- * With one word, or every word in every hit, the order is RANK's.
+ * `hits` (`hitColumns` and `search_vector` of the rows `from` and `where` give) and `scored`
+ * (`columns` of hits, and a `score`, higher is better) as WITH clauses. Advanced syntax is ranked by RANK. A query of words
+ * is ranked as bm25 weighs them, by rarity: each word's RANK times its inverse document frequency,
+ * bm25's `ln(1 + (n − holding + 0.5) / (holding + 0.5))`, summed. The frequencies are counted over
+ * the turns under the same filters that hold any of the words (on recall's line: that
+ * conversation), turns and compaction summaries apart as SQLite's two indexes keep them, so
+ * summaries repeating a word never make it common for the turns. ts_rank_cd alone weighs every word
+ * alike, so in a conversation the speakers' names, in most turns and in most questions, counted as
+ * much as the rare word that finds the answer (LoCoMo conv-41, recall at 1,000 tokens: 58.2% of the
+ * evidence on PostgreSQL against 75.0% on SQLite; 75.6% with the weights).
  */
-function scoredTurns(expression: Expression, tsquery: string, select: string, parameters: Parameters): string {
-  const hits = `hits AS (${select})`;
-  if (!expression.words || expression.words.length < 2) {
-    return `${hits}, scored AS (SELECT h.*, ${RANK('h.search_vector', tsquery)} AS score FROM hits h)`;
+function scoredTurns(
+  expression: Expression,
+  tsquery: string,
+  select: { hitColumns: string; columns: string; from: string; where: readonly string[]; filters: readonly string[] },
+  parameters: Parameters,
+): string {
+  const hits = `hits AS (SELECT ${select.hitColumns}, t.search_vector ${select.from} WHERE ${select.where.join(' AND ')})`;
+  const words = expression.words;
+  if (!words || words.length < 2) {
+    return `${hits}, scored AS (SELECT ${select.columns}, ${RANK('h.search_vector', tsquery)} AS score FROM hits h)`;
   }
+  const list = parameters.add(words);
+  const pool = [`t.search_vector @@ nexus_words_tsquery(${list}::text[], true)`, ...select.filters];
   return (
-    'query_words AS (SELECT DISTINCT q FROM unnest(' +
-    `${parameters.add(expression.words)}::text[]) AS w (word), plainto_tsquery('english'::regconfig, w.word) AS q ` +
-    'WHERE numnode(q) > 0), ' +
+    `query_words AS (SELECT DISTINCT q FROM unnest(${list}::text[]) AS w (word), ` +
+    "plainto_tsquery('english'::regconfig, w.word) AS q WHERE numnode(q) > 0), " +
+    `pool AS MATERIALIZED (SELECT t.turn_type, t.search_vector FROM agent_turns t WHERE ${pool.join(' AND ')}), ` +
+    'weights AS MATERIALIZED (SELECT w.q, p.turn_type, ln(1 + ((SELECT count(*) FROM pool o WHERE o.turn_type = p.turn_type) ' +
+    '- count(*) + 0.5)::float8 / (count(*) + 0.5)) AS idf FROM query_words w JOIN pool p ON p.search_vector @@ w.q ' +
+    'GROUP BY w.q, p.turn_type), ' +
     `${hits}, ` +
-    'weights AS (SELECT w.q, ln(1 + ((SELECT count(*) FROM hits) - count(*) + 0.5)::float8 / (count(*) + 0.5)) AS idf ' +
-    'FROM query_words w JOIN hits h ON h.search_vector @@ w.q GROUP BY w.q), ' +
-    'scored AS (SELECT h.*, (SELECT coalesce(sum(g.idf * ts_rank_cd(h.search_vector, g.q, 1)), 0) FROM weights g)::float8 ' +
-    'AS score FROM hits h)'
+    // Summed in one order, so a page's cursor meets the same float on the next page.
+    `scored AS (SELECT ${select.columns}, (SELECT coalesce(sum(g.idf * ts_rank_cd(h.search_vector, g.q, 1) ORDER BY g.q::text), 0) ` +
+    'FROM weights g WHERE g.turn_type = h.turn_type)::float8 AS score FROM hits h)'
   );
 }
 
@@ -293,11 +305,17 @@ export function searchQueries(executor: PgExecutor): SearchStore {
   const rawPage = (expression: Expression, query: TurnSearchQuery, after: KeysetPosition | null, take: number) => {
     const parameters = new Parameters();
     const tsquery = expression(parameters);
-    const where = [`t.search_vector @@ ${tsquery}`, ...turnFilters(query.filters ?? {}, parameters)];
+    const filters = turnFilters(query.filters ?? {}, parameters);
     const scored = scoredTurns(
       expression,
       tsquery,
-      `SELECT t.id, t.session_id, t.depth, t.turn_type, t.role, t.timestamp, t.search_vector FROM agent_turns t WHERE ${where.join(' AND ')}`,
+      {
+        hitColumns: 't.id, t.session_id, t.depth, t.turn_type, t.role, t.timestamp',
+        columns: 'h.id, h.session_id, h.depth, h.turn_type, h.role, h.timestamp',
+        from: 'FROM agent_turns t',
+        where: [`t.search_vector @@ ${tsquery}`, ...filters],
+        filters,
+      },
       parameters,
     );
     const page = after ? `WHERE ${afterClause(after, 'm.score', 'm.timestamp', 'm.id', parameters)} ` : '';
@@ -320,14 +338,19 @@ export function searchQueries(executor: PgExecutor): SearchStore {
     const parameters = new Parameters();
     const canonical = canonicalTurn(query.filters?.scope?.line, query.lineCompaction ?? null, parameters);
     const tsquery = expression(parameters);
-    const where = [`t.search_vector @@ ${tsquery}`, ...turnFilters(query.filters ?? {}, parameters)];
+    const filters = turnFilters(query.filters ?? {}, parameters);
     const scored = scoredTurns(
       expression,
       tsquery,
-      `SELECT t.id, t.session_id, t.depth, t.turn_type, t.role, t.timestamp, t.search_vector, ${canonical} AS canonical ` +
-        'FROM agent_turns t JOIN agent_sessions s ON s.id = t.session_id ' +
-        'LEFT JOIN agent_turns h ON h.id = s.head_turn_id LEFT JOIN agent_turns c ON c.id = h.latest_compaction_id ' +
-        `WHERE ${where.join(' AND ')}`,
+      {
+        hitColumns: `t.id, t.session_id, t.depth, t.turn_type, t.role, t.timestamp, ${canonical} AS canonical`,
+        columns: 'h.id, h.session_id, h.depth, h.turn_type, h.role, h.timestamp, h.canonical',
+        from:
+          'FROM agent_turns t JOIN agent_sessions s ON s.id = t.session_id ' +
+          'LEFT JOIN agent_turns h ON h.id = s.head_turn_id LEFT JOIN agent_turns c ON c.id = h.latest_compaction_id',
+        where: [`t.search_vector @@ ${tsquery}`, ...filters],
+        filters,
+      },
       parameters,
     );
     const page = after ? `WHERE ${afterClause(after, 'b.score', 'b.timestamp', 'b.id', parameters)} ` : '';

@@ -279,7 +279,13 @@ export function searchContract(subject: StoreUnderTest): void {
         filters: { turnType: 'normal' as const },
         limit: 10,
       };
+      // And unfiltered, where the summaries are hits too: the turns among them score as before.
+      const unfiltered = { match: words('okapi lemur', 'any'), view: 'raw' as const, limit: 50 };
+      const turnsOf = async (search: TurnSearchQuery) =>
+        (await store.searchTurns(search)).hits.filter((hit) => hit.turnType === 'normal').map((hit) => [hit.turnId, hit.score]);
       const before = (await store.searchTurns(query)).hits.map((hit) => [hit.turnId, hit.score]);
+      const beforeUnfiltered = await turnsOf(unfiltered);
+      expect(beforeUnfiltered).toEqual(before);
       // A long session's compactions each re-render the lines they keep: here one line, 30 times.
       let parent = t1;
       const compactions: TurnRecord[] = [];
@@ -299,6 +305,7 @@ export function searchContract(subject: StoreUnderTest): void {
       await appendRows(store, 's', t1, compactions);
       const after = (await store.searchTurns(query)).hits.map((hit) => [hit.turnId, hit.score]);
       expect(after).toEqual(before);
+      expect(await turnsOf(unfiltered)).toEqual(beforeUnfiltered);
       // The summaries are still found.
       const all = await store.searchTurns({ match: words('okapi'), view: 'raw', limit: 50 });
       expect(all.hits.filter((hit) => hit.turnType === 'compaction')).toHaveLength(30);
