@@ -279,6 +279,15 @@ describe('nexus chat offline, as a child process with piped stdin', () => {
 describe('nexus chat with the Anthropic SDK against the loopback Messages API', () => {
   const SUMMARY = 'The user listed their infrastructure: billing runs on host bravo-7; the edge proxy is lighthouse.';
   const FAILING = 'This message meets a server error.';
+  /**
+   * Keep 100 under a 350-token threshold (not SMALL_WINDOW's 300). A background compaction's cut is
+   * planned before the question is sent, so whenever it lands, the question's tool round and the two
+   * messages after it (about 180 tokens) are more than it kept: /compact always has turns to
+   * summarize, and the context (about 310 tokens) stays under the threshold, so no background
+   * compaction starts in between. With keep 300, whether /compact found anything depended on when the
+   * background compaction landed.
+   */
+  const WINDOW = ['--context-window', '700', '--reserve', '100', '--keep', '100'];
 
   const isSummaryRequest = (request: RecordedRequest) => request.body.system === SUMMARY_SYSTEM_PROMPT;
   const lastMessage = (request: RecordedRequest) => request.body.messages.at(-1);
@@ -319,7 +328,7 @@ describe('nexus chat with the Anthropic SDK against the loopback Messages API', 
     api = await startLoopbackApi({ respond });
     const server = api;
     const chat = startChat(
-      ['--db', temp.dbPath, ...SMALL_WINDOW],
+      ['--db', temp.dbPath, ...WINDOW],
       childEnv({ ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: server.url }),
     );
     const banner = await chat.waitFor(/^nexus chat · session (s_\w+) \(new\) · (.*)$/m);
