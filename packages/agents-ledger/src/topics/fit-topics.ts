@@ -123,16 +123,20 @@ export function fitTopics(
   const costOf = (candidate: Candidate, kept: number, lineTokens: number) =>
     kept === 0 ? 0 : candidate.headerTokens + lineTokens + markerTokens(candidate, kept) + SEPARATOR_TOKENS;
 
+  /** What showing one more line of a topic adds: the line, and its header the first time. */
+  const addedCost = (candidate: Candidate, line: Line) =>
+    costOf(candidate, candidate.kept.size + 1, candidate.keptTokens + line.tokens) -
+    costOf(candidate, candidate.kept.size, candidate.keptTokens);
+
   let used = 0;
   /** Adds a line if the topic's new cost still fits; true when it did. */
   const tryAdd = (candidate: Candidate, index: number): boolean => {
     const line = lineAt(candidate, index);
-    const before = costOf(candidate, candidate.kept.size, candidate.keptTokens);
-    const after = costOf(candidate, candidate.kept.size + 1, candidate.keptTokens + line.tokens);
-    if (used - before + after > room) return false;
+    const cost = addedCost(candidate, line);
+    if (used + cost > room) return false;
     candidate.kept.add(index);
     candidate.keptTokens += line.tokens;
-    used += after - before;
+    used += cost;
     return true;
   };
   const bestFirst = (candidate: Candidate) =>
@@ -149,7 +153,6 @@ export function fitTopics(
   for (const candidate of near) {
     for (const index of bestFirst(candidate)) tryAdd(candidate, index);
   }
-  const headerOnly = new Set<Candidate>();
   // Greedy by value per square root of cost, one line at a time; a topic's first line also pays for
   // its header (and the note of lines left out), so a topic enters only when its best line is worth that overhead.
   const queues = new Map(others.map((candidate) => [candidate, bestFirst(candidate)]));
@@ -159,17 +162,14 @@ export function fitTopics(
       const index = queue[0];
       if (index === undefined) continue;
       const line = lineAt(candidate, index);
-      const cost =
-        candidate.kept.size === 0
-          ? costOf(candidate, 1, line.tokens)
-          : line.tokens + markerTokens(candidate, candidate.kept.size + 1) - markerTokens(candidate, candidate.kept.size);
-      const score = line.value / Math.sqrt(Math.max(8, cost));
+      const score = line.value / Math.sqrt(Math.max(8, addedCost(candidate, line)));
       if (!best || score > best.score) best = { candidate, index, score };
     }
     if (!best) break;
     (queues.get(best.candidate) as number[]).shift();
     tryAdd(best.candidate, best.index);
   }
+  const headerOnly = new Set<Candidate>();
   for (const candidate of others) {
     // Nothing to choose from: the header alone, when it fits.
     if (candidate.lines.length === 0 && used + candidate.topic.blockTokens + SEPARATOR_TOKENS <= room) {

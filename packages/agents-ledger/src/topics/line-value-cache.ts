@@ -4,31 +4,23 @@
 // 1.2 ms). A topic's stored block never changes (forest rows are write-once), so nothing goes stale.
 // Bounded: the least recently used go first.
 
-export class LineValueCache {
-  private readonly values = new Map<string, number[]>();
+import { LruMap } from '../lru-map.ts';
 
-  private readonly capacity: number;
+export class LineValueCache {
+  private readonly values: LruMap<number[]>;
 
   constructor(capacity = 2048) {
-    // At least one entry: eviction runs before each insert.
-    this.capacity = Math.max(1, Math.floor(capacity));
+    this.values = new LruMap(capacity);
   }
 
   /** The values of one stored block's lines, computed by `compute` the first time. */
   valuesOf(compactionId: string, topicId: string, compute: () => number[]): number[] {
     const key = `${compactionId}\u0000${topicId}`;
     let values = this.values.get(key);
-    if (values) {
-      this.values.delete(key);
-    } else {
+    if (values === undefined) {
       values = compute();
-      while (this.values.size >= this.capacity) {
-        const oldest = this.values.keys().next();
-        if (oldest.done) break;
-        this.values.delete(oldest.value);
-      }
+      this.values.set(key, values);
     }
-    this.values.set(key, values);
     return values;
   }
 }

@@ -38,7 +38,7 @@ class Parameters {
  * A tsquery as SQL, given the statement's parameters. One made of words carries them, so a turn
  * search can weigh each word by its rarity (scoredTurns).
  */
-type Expression = ((parameters: Parameters) => string) & { words?: readonly string[] };
+type Expression = ((parameters: Parameters) => string) & { words?: readonly string[]; anyWord?: boolean };
 
 /** PostgreSQL text cannot hold NUL: it reads as a space (as on SQLite). */
 const withoutNul = (text: string) => text.replaceAll('\0', ' ');
@@ -91,7 +91,7 @@ function matchExpressions(match: SearchMatch): Expression[] {
   );
   const any: Expression = Object.assign(
     (parameters: Parameters) => `nexus_words_tsquery(${parameters.add(words)}::text[], true)`,
-    { words },
+    { words, anyWord: true },
   );
   if (match.mode === 'all') return [all];
   if (match.mode === 'any') return [any];
@@ -232,15 +232,19 @@ function scoredTurns(
     return `${hits}, scored AS (SELECT ${select.columns}, ${RANK('h.search_vector', tsquery)} AS score FROM hits h)`;
   }
   const list = parameters.add(words);
-  const pool = [`t.search_vector @@ nexus_words_tsquery(${list}::text[], true)`, ...select.filters];
+  // Searching any word, the hits are that population already: no second scan.
+  const pool = expression.anyWord
+    ? 'SELECT h.turn_type, h.search_vector FROM hits h'
+    : 'SELECT t.turn_type, t.search_vector FROM agent_turns t WHERE ' +
+      [`t.search_vector @@ nexus_words_tsquery(${list}::text[], true)`, ...select.filters].join(' AND ');
   return (
     `query_words AS (SELECT DISTINCT q FROM unnest(${list}::text[]) AS w (word), ` +
     "plainto_tsquery('english'::regconfig, w.word) AS q WHERE numnode(q) > 0), " +
-    `pool AS MATERIALIZED (SELECT t.turn_type, t.search_vector FROM agent_turns t WHERE ${pool.join(' AND ')}), ` +
+    `${hits}, ` +
+    `pool AS MATERIALIZED (${pool}), ` +
     'weights AS MATERIALIZED (SELECT w.q, p.turn_type, ln(1 + ((SELECT count(*) FROM pool o WHERE o.turn_type = p.turn_type) ' +
     '- count(*) + 0.5)::float8 / (count(*) + 0.5)) AS idf FROM query_words w JOIN pool p ON p.search_vector @@ w.q ' +
     'GROUP BY w.q, p.turn_type), ' +
-    `${hits}, ` +
     // Summed in one order, so a page's cursor meets the same float on the next page.
     `scored AS (SELECT ${select.columns}, (SELECT coalesce(sum(g.idf * ts_rank_cd(h.search_vector, g.q, 1) ORDER BY g.q::text), 0) ` +
     'FROM weights g WHERE g.turn_type = h.turn_type)::float8 AS score FROM hits h)'
