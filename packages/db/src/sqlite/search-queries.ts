@@ -84,15 +84,24 @@ interface TurnRow {
 }
 
 /**
- * The turns a full-text expression matches, from both turn indexes (migration 0012): normal turns in
- * turns_fts, compaction summaries in compactions_fts, each row with its bm25 score. Two indexes so
- * that bm25's statistics over the turns are not skewed by summaries repeating the same lines
- * compaction after compaction; a search reads both, so it finds summaries as before. Takes the
- * expression twice (one MATCH per index).
+ * The turns a full-text expression matches, as `m (matchRowid, score)`: normal turns from turns_fts,
+ * compaction summaries from compactions_fts (migration 0012), each scored by its own index's bm25.
+ * Two indexes so that bm25's statistics over the turns are not skewed by summaries repeating the same
+ * lines compaction after compaction. A search of one turn type reads that type's index only (recall
+ * searches normal turns: it never scores the summaries); otherwise both, so a search finds summaries
+ * as before. `expressions`: how many times the expression is bound.
  */
-const MATCHED_TURNS =
-  '(SELECT rowid AS matchRowid, bm25(turns_fts) AS score FROM turns_fts WHERE turns_fts MATCH ? ' +
-  'UNION ALL SELECT rowid, bm25(compactions_fts) FROM compactions_fts WHERE compactions_fts MATCH ?) m';
+function matchedTurns(turnType: TurnSearchFilters['turnType']): { sql: string; expressions: number } {
+  const index = (name: string) => `SELECT rowid AS matchRowid, bm25(${name}) AS score FROM ${name} WHERE ${name} MATCH ?`;
+  if (turnType === 'normal') return { sql: `(${index('turns_fts')}) m`, expressions: 1 };
+  if (turnType === 'compaction') return { sql: `(${index('compactions_fts')}) m`, expressions: 1 };
+  return { sql: `(${index('turns_fts')} UNION ALL ${index('compactions_fts')}) m`, expressions: 2 };
+}
+
+/** The expression once per index `matchedTurns` reads. */
+function bound(expression: string, matched: { expressions: number }): string[] {
+  return Array.from({ length: matched.expressions }, () => expression);
+}
 
 const TURN_HIT_COLUMNS =
   't.id AS id, t.session_id AS sessionId, t.depth AS depth, t.turn_type AS turnType, t.role AS role, t.timestamp AS timestamp';
@@ -102,21 +111,29 @@ type EventRow = Record<string, unknown> & { rowid: number; score: number };
 export function searchQueries(connection: SqliteConnection): Synchronous<SearchStore> {
   const { sqlite, statement } = connection;
 
-  const anyTurnMatch = (expression: string, filters: Clauses): boolean => {
+  const anyTurnMatch = (expression: string, filters: Clauses, turnType: TurnSearchFilters['turnType']): boolean => {
+    const matched = matchedTurns(turnType);
     const where = filters.clauses.length > 0 ? ` WHERE ${filters.clauses.join(' AND ')}` : '';
-    const sql = `SELECT 1 FROM ${MATCHED_TURNS} JOIN agent_turns t ON t.rowid = m.matchRowid${where} LIMIT 1`;
-    return statement(sql).get(expression, expression, ...filters.parameters) !== undefined;
+    const sql = `SELECT 1 FROM ${matched.sql} JOIN agent_turns t ON t.rowid = m.matchRowid${where} LIMIT 1`;
+    return statement(sql).get(...bound(expression, matched), ...filters.parameters) !== undefined;
   };
 
-  const rawPage = (expression: string, filters: Clauses, after: KeysetPosition | null, take: number): TurnRow[] => {
+  const rawPage = (
+    expression: string,
+    filters: Clauses,
+    turnType: TurnSearchFilters['turnType'],
+    after: KeysetPosition | null,
+    take: number,
+  ): TurnRow[] => {
+    const matched = matchedTurns(turnType);
     const page = keyset(after, 'm.score', 't.rowid');
     const where = [...filters.clauses, ...page.clauses];
     const sql =
       `SELECT ${TURN_HIT_COLUMNS}, t.rowid AS rowid, m.score AS score, t.id AS canonical, ` +
       't.session_id AS canonicalSessionId, t.timestamp AS canonicalTimestamp ' +
-      `FROM ${MATCHED_TURNS} JOIN agent_turns t ON t.rowid = m.matchRowid ` +
+      `FROM ${matched.sql} JOIN agent_turns t ON t.rowid = m.matchRowid ` +
       `${where.length > 0 ? `WHERE ${where.join(' AND ')} ` : ''}ORDER BY score, t.rowid LIMIT ?`;
-    return statement(sql).all(expression, expression, ...filters.parameters, ...page.parameters, take) as TurnRow[];
+    return statement(sql).all(...bound(expression, matched), ...filters.parameters, ...page.parameters, take) as TurnRow[];
   };
 
   /**
@@ -132,6 +149,7 @@ export function searchQueries(connection: SqliteConnection): Synchronous<SearchS
     after: KeysetPosition | null,
     take: number,
   ): TurnRow[] => {
+    const matched = matchedTurns(query.filters?.turnType);
     // A turn outside the viewed line (or with no view) resolves on its own session's line.
     const ownLine =
       'CASE WHEN c.id IS NOT NULL AND (s.ignore_compactions_through_depth IS NULL OR c.depth > s.ignore_compactions_through_depth) ' +
@@ -152,7 +170,7 @@ export function searchQueries(connection: SqliteConnection): Synchronous<SearchS
       // MATERIALIZED: the matches are scored once, before GROUP BY.
       `WITH matches AS MATERIALIZED (SELECT ${TURN_HIT_COLUMNS}, t.rowid AS turnRowid, m.score AS score, ` +
       `${canonical} AS canonical ` +
-      `FROM ${MATCHED_TURNS} JOIN agent_turns t ON t.rowid = m.matchRowid JOIN agent_sessions s ON s.id = t.session_id ` +
+      `FROM ${matched.sql} JOIN agent_turns t ON t.rowid = m.matchRowid JOIN agent_sessions s ON s.id = t.session_id ` +
       'LEFT JOIN agent_turns h ON h.id = s.head_turn_id LEFT JOIN agent_turns c ON c.id = h.latest_compaction_id ' +
       `${filters.clauses.length > 0 ? `WHERE ${filters.clauses.join(' AND ')}` : ''}), ` +
       // SQLite takes the bare columns of a MIN() group from the row holding the minimum: the best
@@ -166,8 +184,7 @@ export function searchQueries(connection: SqliteConnection): Synchronous<SearchS
       `${page.clauses.length > 0 ? `WHERE ${page.clauses.join(' AND ')} ` : ''}ORDER BY g.score, g.turnRowid LIMIT ?`;
     return statement(sql).all(
       ...canonicalParameters,
-      expression,
-      expression,
+      ...bound(expression, matched),
       ...filters.parameters,
       ...page.parameters,
       take,
@@ -193,11 +210,14 @@ export function searchQueries(connection: SqliteConnection): Synchronous<SearchS
     withSearchErrors(query.match, () => {
       const filters = turnFilters(query.filters ?? {});
       const after = decodeCursor(query.cursor);
-      const expression = chooseExpression(query.match, (candidate) => anyTurnMatch(candidate, filters));
+      const turnType = query.filters?.turnType;
+      const expression = chooseExpression(query.match, (candidate) => anyTurnMatch(candidate, filters, turnType));
       if (expression === undefined) return { hits: [], nextCursor: null };
       const take = query.limit + 1;
       const rows =
-        query.view === 'raw' ? rawPage(expression, filters, after, take) : resolvedPage(expression, query, filters, after, take);
+        query.view === 'raw'
+          ? rawPage(expression, filters, turnType, after, take)
+          : resolvedPage(expression, query, filters, after, take);
       const page = rows.slice(0, query.limit);
       const hits: TurnSearchHit[] = page.map((row) => ({
         turnId: row.id,
