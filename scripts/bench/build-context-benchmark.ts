@@ -1,7 +1,7 @@
 // buildContext at the session head, with and without a token budget, as operations to time for one
-// history size; and the union-find context with a query in a cold process (a freshly opened ledger
-// per sample, so no forest or cache survives from one sample to the next), on a union-find session
-// of the same size built beside the history.
+// history size; and the union-find context in a cold process (a freshly opened ledger per sample, so
+// no forest or cache survives from one sample to the next), with a query and within a budget that
+// fits the topics line by line, on a union-find session of the same size built beside the history.
 
 import { type AgentsLedger, openAgentsLedger } from '../../packages/agents-ledger/src/index.ts';
 import { contentText } from '../../packages/core/src/index.ts';
@@ -17,6 +17,9 @@ export const CONTEXT_BUDGET_TOKENS = 4000;
 export const CONTEXT_AT_HEAD = 'buildContext at head';
 export const CONTEXT_AT_HEAD_BUDGETED = `buildContext at head, budget ${CONTEXT_BUDGET_TOKENS}`;
 export const UNION_FIND_CONTEXT_COLD = 'union-find buildContext with query, cold';
+/** Below what the forest keeps written (twice the summary budget), so topics are fitted line by line. */
+export const UNION_FIND_FITTED_BUDGET_TOKENS = 2000;
+export const UNION_FIND_CONTEXT_FITTED_COLD = `union-find buildContext, budget ${UNION_FIND_FITTED_BUDGET_TOKENS} (topics fitted), cold`;
 
 /** Seed of the union-find session's conversation (the flat history's seed plays no part). */
 const UNION_FIND_SEED = 20260214;
@@ -26,32 +29,44 @@ export function buildContextOperations(history: BuiltHistory): TimedOperation[] 
   return [
     { name: CONTEXT_AT_HEAD, size, run: () => ledger.buildContext(headTurnId) },
     { name: CONTEXT_AT_HEAD_BUDGETED, size, run: () => ledger.buildContext(headTurnId, { budgetTokens: CONTEXT_BUDGET_TOKENS }) },
-    unionFindColdContextOperation(history),
+    ...unionFindColdContextOperations(history),
   ];
 }
 
 /**
- * Each call opens the union-find ledger afresh, builds the context at its head for the next
- * message as the query, and closes it: what a runtime pays for its first turn after a restart.
- * The session is built on the first call (a warm-up call, never a timed one).
+ * Each call opens the union-find ledger afresh, builds the context at its head, and closes it: what a
+ * runtime pays for its first turn after a restart. With the next message as the query; and within a
+ * budget smaller than what the topics hold, so every context fits them line by line with no cached
+ * line values (topics/fit-topics.ts). The session is built on the first call of either (a warm-up
+ * call, never a timed one).
  */
-function unionFindColdContextOperation(history: BuiltHistory): TimedOperation {
+function unionFindColdContextOperations(history: BuiltHistory): TimedOperation[] {
   // SQLite: a file of its own; PostgreSQL: a second session in the history's database.
   const path = isPostgresUrl(history.path) ? history.path : `${history.path}.union-find.sqlite`;
-  let session: { headTurnId: string; query: string } | null = null;
-  return {
-    name: UNION_FIND_CONTEXT_COLD,
-    size: history.turns,
-    run: async () => {
-      session ??= await buildUnionFindSession(path, history.turns);
+  let built: Promise<{ headTurnId: string; query: string }> | null = null;
+  const cold =
+    (build: (ledger: AgentsLedger, session: { headTurnId: string; query: string }) => Promise<unknown>) => async () => {
+      built ??= buildUnionFindSession(path, history.turns);
+      const session = await built;
       const ledger = openAgentsLedger(path, { summarizer: leadTextSummarizer });
       try {
-        return await ledger.buildContext(session.headTurnId, { query: session.query });
+        return await build(ledger, session);
       } finally {
         await ledger.close();
       }
+    };
+  return [
+    {
+      name: UNION_FIND_CONTEXT_COLD,
+      size: history.turns,
+      run: cold((ledger, session) => ledger.buildContext(session.headTurnId, { query: session.query })),
     },
-  };
+    {
+      name: UNION_FIND_CONTEXT_FITTED_COLD,
+      size: history.turns,
+      run: cold((ledger, session) => ledger.buildContext(session.headTurnId, { budgetTokens: UNION_FIND_FITTED_BUDGET_TOKENS })),
+    },
+  ];
 }
 
 /** A union-find session of `turns` synthetic turns, compacting whenever the ledger asks to, as build-history does. */
