@@ -12,7 +12,8 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
-    // One PostgreSQL server per run for the PostgreSQL suite (skipped, with a line saying so, where none is installed).
-    globalSetup: ['packages/db/test/postgres/global-setup.ts'],
+    // One PostgreSQL server per run for the PostgreSQL suite (skipped, with a line saying so, where
+    // none is installed), and the CLI built once for the tests that run it as a process.
+    globalSetup: ['packages/store-postgres/test/postgres/global-setup.ts', 'scripts/build-cli-setup.ts'],
   },
 });

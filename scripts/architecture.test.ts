@@ -1,7 +1,7 @@
-// Guards the layering in DESIGN.md: dependencies point one way (apps → ledgers → db / forest /
-// summarizers → core), no package reaches into another's files (by name or by relative path), each
-// package's exports map is real, and the store seam holds (issue 14): only the SQLite store knows
-// the driver, and nothing above packages/db knows a table.
+// Guards the layering in DESIGN.md: dependencies point one way (apps → ledgers → store / forest /
+// summarizers → core; each store engine → store), no package reaches into another's files (by name
+// or by relative path), each package's exports map is real, and the store seam holds (issues 14,
+// 23): only the engines know their driver, and nothing outside an engine knows a table.
 
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
@@ -11,22 +11,38 @@ import { describe, expect, it } from 'vitest';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const ALLOWED: Record<string, string[]> = {
   core: [],
-  db: ['core'],
+  store: ['core'],
+  'store-sqlite': ['core', 'store'],
+  'store-postgres': ['core', 'store'],
   summarizers: ['core'],
   forest: ['core'],
-  'events-ledger': ['core', 'db'],
-  'agents-ledger': ['core', 'db', 'summarizers', 'forest'],
+  'events-ledger': ['core', 'store'],
+  'agents-ledger': ['core', 'store', 'summarizers', 'forest'],
   runtime: ['core', 'summarizers', 'agents-ledger', 'events-ledger'],
   transcripts: ['core', 'agents-ledger'],
   server: ['core', 'agents-ledger', 'events-ledger'],
-  cli: ['core', 'db', 'summarizers', 'forest', 'agents-ledger', 'events-ledger', 'runtime', 'transcripts', 'server'],
+  cli: ['core', 'store', 'summarizers', 'forest', 'agents-ledger', 'events-ledger', 'runtime', 'transcripts', 'server'],
   // Test infrastructure: a loopback Messages API server. It depends on nothing; only tests use it.
   'loopback-api': [],
 };
 const TEST_ONLY = ['loopback-api'];
-// The agents ledger owns the turn → event link: its tests make real events to cite. The runtime's
-// tests make databases on the run's PostgreSQL server (@nexus/db/testing).
-const TEST_ALSO: Record<string, string[]> = { 'agents-ledger': ['events-ledger'], runtime: ['db'] };
+// The agents ledger owns the turn → event link: its tests make real events to cite. Tests open a
+// raw SQLite file or make databases on the run's PostgreSQL server through the engines' test
+// entries (@agent-ledger/store-sqlite/testing, @agent-ledger/store-postgres/testing).
+const ENGINE_TESTING = ['store-sqlite', 'store-postgres'];
+const TEST_ALSO: Record<string, string[]> = {
+  'agents-ledger': ['events-ledger', ...ENGINE_TESTING],
+  'events-ledger': ENGINE_TESTING,
+  runtime: ['store', ...ENGINE_TESTING],
+  transcripts: ENGINE_TESTING,
+  server: ENGINE_TESTING,
+  cli: ENGINE_TESTING,
+};
+// A store location names its engine, so the store package loads the engine's package by name, upward
+// (an optional peer dependency: the application installs the engine it uses). Only there.
+const PLUGIN_LOADS: Record<string, string[]> = { 'packages/store/src/load-engine.ts': ['store-sqlite', 'store-postgres'] };
+/** Entries made for tests only: no package's src imports them. */
+const TEST_ENTRY_NAMES = ['testing', 'contract'];
 const isTestFile = (file: string) => /\.test\.ts$|[\\/]test[\\/]/.test(file);
 
 function packageFolders(): Array<{ name: string; folder: string }> {
@@ -70,16 +86,21 @@ describe('package layering', () => {
       const declared = Object.keys(manifest.dependencies ?? {}).filter((dependency) => dependency.startsWith('@nexus/'));
       const declaredForTests = [...declared, ...Object.keys(manifest.devDependencies ?? {})];
       for (const file of sourceFiles(folder)) {
-        const allowedHere = isTestFile(file) ? [...(allowed ?? []), ...TEST_ONLY, ...(TEST_ALSO[name] ?? [])] : allowed;
+        const allowedHere = isTestFile(file)
+          ? [...(allowed ?? []), ...TEST_ONLY, ...(TEST_ALSO[name] ?? [])]
+          : [...(allowed ?? []), ...(PLUGIN_LOADS[relative(file)] ?? [])];
         const declaredHere = isTestFile(file) ? declaredForTests : declared;
         const text = readFileSync(file, 'utf8');
         for (const specifier of importSpecifiers(text).filter((found) => found.startsWith('@nexus/'))) {
           const [, target, ...deeper] = specifier.split('/');
-          // A test may use an entry a package exports for tests (`@nexus/db/testing`); nothing else
-          // reaches past a package's main entry.
-          const testEntry =
-            isTestFile(file) && deeper.length > 0 && exportsOf(target as string).includes(`./${deeper.join('/')}`);
-          if (!testEntry) expect(deeper, `${path.relative(root, file)} reaches into ${specifier}`).toEqual([]);
+          // Past a package's main entry, only to another entry its exports map names: a test may use
+          // the entries made for tests (`@agent-ledger/store-sqlite/testing`, `@agent-ledger/store/contract`),
+          // source any other (`@agent-ledger/server/defaults`).
+          const entry = `./${deeper.join('/')}`;
+          const exported = deeper.length > 0 && exportsOf(target as string).includes(entry);
+          const forTests = TEST_ENTRY_NAMES.some((name) => entry.endsWith(`/${name}`));
+          if (!exported || (forTests && !isTestFile(file)))
+            expect(deeper, `${path.relative(root, file)} reaches into ${specifier}`).toEqual([]);
           expect(allowedHere, `${path.relative(root, file)} imports ${specifier}`).toContain(target);
           expect(declaredHere, `${name}/package.json must declare @nexus/${target}`).toContain(`@nexus/${target}`);
         }
@@ -107,20 +128,19 @@ describe('package layering', () => {
   }
 });
 
-// The store seam (packages/db/src/store/ledger-store.ts): the ledgers, the CLI, the server and the
-// scripts go through LedgerStore; only its engines (packages/db/src/sqlite/, packages/db/src/postgres/)
-// know their driver and drizzle, and nothing outside packages/db knows what the tables are called.
+// The store seam (packages/store/src/ledger-store.ts): the ledgers, the CLI, the server and the
+// scripts go through LedgerStore; only its engines (packages/store-sqlite/, packages/store-postgres/)
+// know their driver and drizzle, and nothing outside them knows what the tables are called.
 describe('the store seam', () => {
   const DRIVERS = /^(better-sqlite3|drizzle-orm|pg)(\/|$)/;
   const TABLE = /\b(agent_turns|agent_sessions|turn_events|events_fts|turns_fts|compactions_fts|forest_\w*|transcript_\w*)/;
-  const ENGINES = ['packages/db/src/sqlite/', 'packages/db/src/postgres/'];
+  const ENGINES = ['packages/store-sqlite/src/', 'packages/store-postgres/src/'];
   // Excepted: tests (which may corrupt a ledger on purpose through the driver, as another program
   // would) and the benchmark's raw baselines (a prepared INSERT with no ledger, the yardstick the
   // ledger's own appends are measured against).
   const BENCH_BASELINES = /^scripts\/bench\/raw-[\w-]+\.ts$/;
-  // Also excepted: the test-only entry `@nexus/db/testing` (a raw connection for tests, as above)
-  // and setup, which checks that the native driver built.
-  const DRIVER_ALLOWED = ['packages/db/src/testing.ts', 'scripts/setup.mjs'];
+  // Also excepted: setup, which checks that the native driver built.
+  const DRIVER_ALLOWED = ['scripts/setup.mjs'];
   const sourceOf = (folder: string) => sourceFiles(folder).filter((file) => !isTestFile(file));
   const packageSources = packageFolders().flatMap(({ folder }) =>
     existsSync(path.join(folder, 'src')) ? sourceOf(path.join(folder, 'src')) : [],
@@ -135,7 +155,7 @@ describe('the store seam', () => {
         if (DRIVERS.test(specifier)) offenders.push(`${relative(file)} imports ${specifier}`);
       }
     }
-    expect(offenders, 'go through LedgerStore (@nexus/db) instead').toEqual([]);
+    expect(offenders, 'go through LedgerStore (@agent-ledger/store) instead').toEqual([]);
   });
 
   // A package's test entries (exports other than `.`, e.g. core's hostile queries) may name tables.
@@ -147,10 +167,10 @@ describe('the store seam', () => {
     ),
   );
 
-  it('no package src outside packages/db names a table (comments included: they go stale)', () => {
+  it('no package src outside the engines names a table (comments included: they go stale)', () => {
     const offenders: string[] = [];
     for (const file of packageSources) {
-      if (relative(file).startsWith('packages/db/') || TEST_ENTRIES.has(relative(file))) continue;
+      if (ENGINES.some((engine) => relative(file).startsWith(engine)) || TEST_ENTRIES.has(relative(file))) continue;
       for (const [index, line] of readFileSync(file, 'utf8').split('\n').entries()) {
         const table = TABLE.exec(line)?.[1];
         if (table) offenders.push(`${relative(file)}:${index + 1} names ${table}`);
@@ -160,7 +180,7 @@ describe('the store seam', () => {
   });
 
   it('scripts use the packages through their public entries only', () => {
-    // A package's entries are the files its exports map names (src/index.ts, and src/testing.ts for db).
+    // A package's entries are the files its exports map names (src/index.ts, and test entries such as src/testing.ts).
     const entries = new Set(
       packageFolders().flatMap(({ folder }) => {
         const manifest = JSON.parse(readFileSync(path.join(folder, 'package.json'), 'utf8'));

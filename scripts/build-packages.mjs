@@ -2,7 +2,7 @@
 // Builds the library packages to JavaScript with type declarations (packages/<name>/dist), in
 // dependency order: each package compiles against the declarations of the ones below it (the
 // `paths` in its tsconfig.build.json). The workspace itself never needs this: it runs the sources
-// with tsx. `pnpm pack` then ships dist through each package's publishConfig.exports.
+// with tsx and vitest. `pnpm pack` then ships dist through each package's publishConfig.exports.
 // Usage: node scripts/build-packages.mjs [name…]   (default: every library package)
 
 import { spawnSync } from 'node:child_process';
@@ -11,12 +11,24 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const BUILD_ORDER = ['core', 'db', 'forest', 'summarizers', 'events-ledger', 'agents-ledger', 'runtime', 'transcripts'];
+export const BUILD_ORDER = [
+  'core',
+  'store',
+  'store-sqlite',
+  'store-postgres',
+  'forest',
+  'summarizers',
+  'events-ledger',
+  'agents-ledger',
+  'runtime',
+  'transcripts',
+  'server',
+];
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const tsc = createRequire(path.join(root, 'package.json')).resolve('typescript/bin/tsc');
 
-function buildPackages(names = BUILD_ORDER) {
+export function buildPackages(names = BUILD_ORDER) {
   for (const name of BUILD_ORDER.filter((candidate) => names.includes(candidate))) {
     const folder = path.join(root, 'packages', name);
     rmSync(path.join(folder, 'dist'), { recursive: true, force: true });
@@ -24,7 +36,7 @@ function buildPackages(names = BUILD_ORDER) {
       cwd: root,
       encoding: 'utf8',
     });
-    if (result.status !== 0) throw new Error(`build of @nexus/${name} failed:\n${result.stdout}${result.stderr}`);
+    if (result.status !== 0) throw new Error(`build of @agent-ledger/${name} failed:\n${result.stdout}${result.stderr}`);
   }
 }
 

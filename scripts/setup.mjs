@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // One-step setup for a fresh machine with only Node and npm: finds or fetches pnpm (pinned), points
-// node-gyp at this Node's own headers (so better-sqlite3 builds without downloading anything), and
-// installs the workspace. Fast when nothing changed. Used by `npm run demo` and `npm test`.
+// node-gyp at this Node's own headers (so better-sqlite3 builds without downloading anything),
+// installs the workspace and builds the CLI (apps/cli/dist, what `npm run demo` and `npm run nexus`
+// run). Quiet unless something fails; fast when nothing changed. Used by `npm run demo` and `npm test`.
 
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, statSync } from 'node:fs';
@@ -27,7 +28,7 @@ function upToDate() {
 
 function nativeModuleLoads() {
   const probe = spawnSync(process.execPath, ['-e', "require('better-sqlite3')(':memory:').close()"], {
-    cwd: path.join(root, 'packages', 'db'),
+    cwd: path.join(root, 'packages', 'store-sqlite'),
     stdio: 'ignore',
   });
   return probe.status === 0;
@@ -43,7 +44,21 @@ function pnpmCommand() {
   return ['npx', ['--yes', `pnpm@${PNPM_VERSION}`]];
 }
 
-if (upToDate()) process.exit(0);
+/** Bundles `nexus` (half a second); says nothing unless the build fails. */
+async function buildCli() {
+  const { buildCli: build } = await import('./build-cli.mjs');
+  try {
+    await build();
+  } catch (error) {
+    console.error(`setup: building the CLI failed: ${error.message}`);
+    process.exit(1);
+  }
+}
+
+if (upToDate()) {
+  await buildCli();
+  process.exit(0);
+}
 
 // node-gyp downloads headers unless told where they are; Node installs ship them beside the binary.
 const nodeDir = path.resolve(path.dirname(process.execPath), '..');
@@ -51,17 +66,27 @@ const env = { ...process.env };
 if (existsSync(path.join(nodeDir, 'include', 'node', 'node.h'))) env.npm_config_nodedir = nodeDir;
 
 const [command, prefix] = pnpmCommand();
-console.error(`setup: installing dependencies with pnpm ${PNPM_VERSION} (first run builds better-sqlite3, ~1–2 min)…`);
-const result = spawnSync(command, [...prefix, 'install', '--frozen-lockfile'], {
+const started = Date.now();
+console.error(
+  `setup: installing dependencies with pnpm ${PNPM_VERSION} (the first run compiles better-sqlite3: about 2 minutes)…`,
+);
+// Its output (hundreds of lines of native build logs) is shown only when the install fails.
+const result = spawnSync(command, [...prefix, 'install', '--frozen-lockfile', '--reporter=append-only'], {
   cwd: root,
   env,
-  stdio: ['ignore', 'inherit', 'inherit'],
+  encoding: 'utf8',
+  maxBuffer: 256 * 1024 * 1024,
+  stdio: ['ignore', 'pipe', 'pipe'],
 });
 if (result.status !== 0) {
-  console.error('setup: dependency install failed (see above).');
+  process.stderr.write(`${result.stdout ?? ''}${result.stderr ?? ''}`);
+  console.error('setup: dependency install failed (its output is above).');
   process.exit(result.status ?? 1);
 }
 if (!nativeModuleLoads()) {
+  process.stderr.write(`${result.stdout ?? ''}${result.stderr ?? ''}`);
   console.error('setup: better-sqlite3 did not build. Install a C++ toolchain (python3, make, g++) and run again.');
   process.exit(1);
 }
+await buildCli();
+console.error(`setup: done in ${Math.round((Date.now() - started) / 1000)} s`);

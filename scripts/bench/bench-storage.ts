@@ -2,8 +2,8 @@
 // a fresh database per history on that server, made next to the database the URL names and dropped at the end.
 
 import { join } from 'node:path';
-import { openRawSqlite } from '../../packages/db/src/testing.ts';
 import { openEventsLedger } from '../../packages/events-ledger/src/index.ts';
+import { openRawSqlite } from '../../packages/store-sqlite/src/testing.ts';
 import type { IngestEngine } from './events-ingest-benchmark.ts';
 import { sqliteIngestEngine } from './events-ingest-benchmark.ts';
 import { type BenchDatabases, benchDatabases } from './raw-pg-databases.ts';

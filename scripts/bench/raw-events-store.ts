@@ -13,8 +13,8 @@ import { canonicalJson } from '../../packages/events-ledger/src/canonical-json.t
 import { eventHash, type HashedFields } from '../../packages/events-ledger/src/event-hash.ts';
 import type { AppendEventInput } from '../../packages/events-ledger/src/validate-event.ts';
 
-// better-sqlite3 is a dependency of @nexus/db, not of the workspace root: load it from there.
-const requireFromDatabasePackage = createRequire(new URL('../../packages/db/package.json', import.meta.url));
+// better-sqlite3 is a dependency of @agent-ledger/store-sqlite, not of the workspace root: load it from there.
+const requireFromDatabasePackage = createRequire(new URL('../../packages/store-sqlite/package.json', import.meta.url));
 const Database = requireFromDatabasePackage('better-sqlite3') as typeof BetterSqlite3;
 
 type EventColumns = [
@@ -52,7 +52,7 @@ export interface RawEventStore {
   close(): void;
 }
 
-// The `events` table of packages/db/drizzle/0001_events_ledger.sql: same columns, check, unique and plain indexes.
+// The `events` table of packages/store-sqlite/drizzle-sqlite/0001_events_ledger.sql: same columns, check, unique and plain indexes.
 const EVENTS_TABLE = `
   CREATE TABLE events (
     id TEXT PRIMARY KEY NOT NULL,
@@ -93,7 +93,7 @@ const COLUMNS = 'id, channel, external_id, author, kind, payload, occurred_at, r
 export function openRawEventStore(path: string, options: RawEventStoreOptions = {}): RawEventStore {
   const fullText = options.fullText ?? false;
   const sqlite = new Database(path);
-  // The pragmas of packages/db/src/open-database.ts.
+  // The pragmas of packages/store-sqlite/src/open-database.ts.
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('busy_timeout = 5000');

@@ -5,8 +5,8 @@
 import { createRequire } from 'node:module';
 import type PgModule from 'pg';
 
-// pg is a dependency of @nexus/db, not of the workspace root: load it from there.
-const requireFromDatabasePackage = createRequire(new URL('../../packages/db/package.json', import.meta.url));
+// pg is a dependency of @agent-ledger/store-postgres, not of the workspace root: load it from there.
+const requireFromDatabasePackage = createRequire(new URL('../../packages/store-postgres/package.json', import.meta.url));
 export const pg = requireFromDatabasePackage('pg') as typeof PgModule;
 
 export function isPostgresUrl(location: string): boolean {

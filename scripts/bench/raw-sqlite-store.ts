@@ -14,8 +14,8 @@ import {
   toContentBlocks,
 } from '../../packages/core/src/index.ts';
 
-// better-sqlite3 is a dependency of @nexus/db, not of the workspace root: load it from there.
-const requireFromDatabasePackage = createRequire(new URL('../../packages/db/package.json', import.meta.url));
+// better-sqlite3 is a dependency of @agent-ledger/store-sqlite, not of the workspace root: load it from there.
+const requireFromDatabasePackage = createRequire(new URL('../../packages/store-sqlite/package.json', import.meta.url));
 const Database = requireFromDatabasePackage('better-sqlite3') as typeof BetterSqlite3;
 
 export interface RawTurnStore {
@@ -41,7 +41,7 @@ const FULL_TEXT = `
 export function openRawTurnStore(path: string, options: RawTurnStoreOptions = {}): RawTurnStore {
   const fullText = options.fullText ?? false;
   const sqlite = new Database(path);
-  // The pragmas of packages/db/src/open-database.ts.
+  // The pragmas of packages/store-sqlite/src/open-database.ts.
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('busy_timeout = 5000');

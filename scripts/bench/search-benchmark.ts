@@ -3,8 +3,8 @@
 // sampled in rounds that alternate between sizes. Also the build time and the size of the full-text indexes.
 
 import { createAgentsLedger } from '../../packages/agents-ledger/src/index.ts';
-import { openRawSqlite } from '../../packages/db/src/testing.ts';
 import { createEventsLedger } from '../../packages/events-ledger/src/index.ts';
+import { openRawSqlite } from '../../packages/store-sqlite/src/testing.ts';
 import type { BenchStorage } from './bench-storage.ts';
 import { nowMilliseconds, percentile } from './measure.ts';
 import { reportProgress } from './progress.ts';

@@ -2,7 +2,7 @@
 // and reports it as cut. The ledgers are handed a store whose operations check the clock before they run, so a call
 // stops at its next store operation (one operation is never interrupted: the engine runs it whole).
 
-import type { LedgerStore } from '../../packages/db/src/index.ts';
+import type { LedgerStore } from '../../packages/store/src/index.ts';
 import { nowMilliseconds } from './measure.ts';
 
 export class DeadlineExceededError extends Error {}

@@ -22,8 +22,8 @@ import {
   sequentialIds,
   toContentBlocks,
 } from '../../packages/core/src/index.ts';
-import { openLedgerStore } from '../../packages/db/src/index.ts';
 import type { ForestConfig } from '../../packages/forest/src/index.ts';
+import { openLedgerStore } from '../../packages/store/src/index.ts';
 import { createAnthropicSummarizer, createExtractiveSummarizer } from '../../packages/summarizers/src/index.ts';
 import { nowMilliseconds } from '../bench/measure.ts';
 import { removeDatabaseFiles } from '../bench/temporary-files.ts';

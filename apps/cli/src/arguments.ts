@@ -2,7 +2,7 @@
 // CLI needs no argument-parsing dependency.
 
 import { parseArgs } from 'node:util';
-import { InvalidInputError } from '@nexus/core';
+import { InvalidInputError } from '@agent-ledger/core';
 import type { Command, OptionSpec } from './command.ts';
 
 export const GLOBAL_OPTIONS: Record<string, OptionSpec> = {

@@ -2,8 +2,8 @@
 // hint the CLI prints is a command that works when pasted (with the --db the user gave), and an
 // error speaks of the flags a person types, not the library's field names.
 
-import { InvalidInputError, type LedgerError } from '@nexus/core';
-import { displayLocation } from '@nexus/db';
+import { InvalidInputError, type LedgerError } from '@agent-ledger/core';
+import { displayLocation } from '@agent-ledger/store';
 import { GLOBAL_OPTIONS } from './arguments.ts';
 
 /**

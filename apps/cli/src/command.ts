@@ -1,8 +1,8 @@
 // What a CLI command is: its name, its help, its options and what it does. Commands return data;
 // the runner prints it as JSON with --json, or calls the command's own text renderer.
 
-import type { AgentsLedger, AgentsLedgerOptions } from '@nexus/agents-ledger';
-import type { EventsLedger } from '@nexus/events-ledger';
+import type { AgentsLedger, AgentsLedgerOptions } from '@agent-ledger/agents-ledger';
+import type { EventsLedger } from '@agent-ledger/events-ledger';
 
 export interface OptionSpec {
   type: 'string' | 'boolean';

@@ -2,14 +2,16 @@
 // errors into one line on stderr (and an error object on stdout with --json) and an exit code.
 
 import { accessSync, constants, existsSync } from 'node:fs';
-import { type AgentsLedger, createAgentsLedger } from '@nexus/agents-ledger';
-import { LedgerError } from '@nexus/core';
-import { type LedgerStore, openLedgerStore } from '@nexus/db';
-import { createEventsLedger, type EventsLedger } from '@nexus/events-ledger';
+import { LedgerError } from '@agent-ledger/core';
+import manifest from '../package.json' with { type: 'json' };
 import { commandHelp, findCommand, generalHelp, parseCommandArguments, requirePositionals, UsageError } from './arguments.ts';
 import { commandLine, hoistGlobalOptions, messageForCli } from './cli-conventions.ts';
 import { ALREADY_WRITTEN, type CommandIo } from './command.ts';
 import { COMMANDS } from './commands/index.ts';
+import type { CommandLedgers } from './open-ledgers.ts';
+
+/** The CLI's version: the package's, as npm installed it. */
+export const VERSION: string = manifest.version;
 
 export interface MainIo {
   stdout: (text: string) => void;
@@ -31,6 +33,10 @@ const processIo: MainIo = {
 export async function main(givenArgv: string[], io: MainIo = processIo): Promise<number> {
   const argv = hoistGlobalOptions(givenArgv);
   const wantsJson = argv.includes('--json');
+  if (argv[0] === '--version' || argv[0] === '-v' || (argv[0] === 'version' && argv.length === 1)) {
+    io.stdout(`${VERSION}\n`);
+    return 0;
+  }
   const found = findCommand(COMMANDS, argv);
   if (!found) {
     // The words a person typed as a command: those before the first option (an option's value is not one).
@@ -45,10 +51,7 @@ export async function main(givenArgv: string[], io: MainIo = processIo): Promise
     return fail(io, wantsJson, new UsageError(`unknown command "${words.join(' ')}". Run \`nexus --help\`.`));
   }
   const { command, rest } = found;
-  // One store per command, shared by both ledgers (one connection to the file, closed once).
-  let store: LedgerStore | null = null;
-  let ledger: AgentsLedger | null = null;
-  let events: EventsLedger | null = null;
+  let ledgers: CommandLedgers | null = null;
   let exitCode = 0;
   let database = { path: io.env.NEXUS_DB ?? './nexus.db', given: false };
   try {
@@ -65,10 +68,10 @@ export async function main(givenArgv: string[], io: MainIo = processIo): Promise
     // "ok" and "no match"), and opens a file it may not write read-only. Checked when the command
     // opens the ledger, so a usage mistake is still reported as one.
     const openAs = () => (command.readsOnly ? readOnlyOpening(dbPath) : {});
-    const openStore = () => {
-      store ??= openLedgerStore(dbPath, openAs());
-      return store;
-    };
+    // Loaded only now: help and usage mistakes never load a ledger (or its engine).
+    const { commandLedgers } = await import('./open-ledgers.ts');
+    const opened = commandLedgers(dbPath, openAs);
+    ledgers = opened;
     const commandIo: CommandIo = {
       print: (line = '') => {
         if (!json) io.stdout(`${line}\n`);
@@ -91,21 +94,15 @@ export async function main(givenArgv: string[], io: MainIo = processIo): Promise
       dbPathGiven: typeof options.db === 'string',
       commandLine: (words) => commandLine(words, database),
       env: io.env,
-      openLedger: (ledgerOptions) => {
-        ledger ??= createAgentsLedger({ ...ledgerOptions, store: openStore() });
-        return ledger;
-      },
-      openEventsLedger: () => {
-        events ??= createEventsLedger({ store: openStore() });
-        return events;
-      },
+      openLedger: (ledgerOptions) => opened.agents(ledgerOptions),
+      openEventsLedger: () => opened.events(),
     });
     if (json && result !== ALREADY_WRITTEN) io.stdout(`${JSON.stringify(result, null, 2)}\n`);
     return exitCode;
   } catch (error) {
     return fail(io, wantsJson, error, database, Object.keys(command.options));
   } finally {
-    await (store as LedgerStore | null)?.close();
+    await (ledgers as CommandLedgers | null)?.close();
   }
 }
 

@@ -1,8 +1,8 @@
 // Text renderings of turns, compactions and contexts for people at a terminal. JSON output never
 // goes through here.
 
-import type { BuiltContext } from '@nexus/agents-ledger';
-import { contentText, type Turn } from '@nexus/core';
+import type { BuiltContext } from '@agent-ledger/agents-ledger';
+import { contentText, type Turn } from '@agent-ledger/core';
 
 export function clip(text: string, width: number): string {
   const flat = text.replace(/\s+/g, ' ').trim();

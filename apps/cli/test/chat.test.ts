@@ -5,17 +5,22 @@
 // usage errors run in-process through main().
 
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { openAgentsLedger } from '@nexus/agents-ledger';
-import { contentText, type Turn } from '@nexus/core';
-import { type LoopbackApi, messageText, type RecordedRequest, type Responder, startLoopbackApi } from '@nexus/loopback-api';
-import { DEFAULT_CHAT_MODEL } from '@nexus/runtime';
-import { DEFAULT_SUMMARY_MODEL, SUMMARY_SYSTEM_PROMPT } from '@nexus/summarizers';
+import { openAgentsLedger } from '@agent-ledger/agents-ledger';
+import { contentText, type Turn } from '@agent-ledger/core';
+import {
+  type LoopbackApi,
+  messageText,
+  type RecordedRequest,
+  type Responder,
+  startLoopbackApi,
+} from '@agent-ledger/loopback-api';
+import { DEFAULT_CHAT_MODEL } from '@agent-ledger/runtime';
+import { DEFAULT_SUMMARY_MODEL, SUMMARY_SYSTEM_PROMPT } from '@agent-ledger/summarizers';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { BUILT_CLI } from './built-cli.ts';
 import { runCli, tempFolder } from './run-cli.ts';
 
-const BIN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../bin/nexus.js');
+const BIN = BUILT_CLI;
 /** Longest wait for one expected line; a failing step reports the output so far instead of hanging. */
 const WAIT_MS = 20_000;
 

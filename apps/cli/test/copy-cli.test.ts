@@ -7,7 +7,7 @@
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
-import { freshPostgresDatabase } from '@nexus/db/testing';
+import { freshPostgresDatabase } from '@agent-ledger/store-postgres/testing';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { main } from '../src/main.ts';
 import { runCli, tempFolder } from './run-cli.ts';

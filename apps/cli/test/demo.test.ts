@@ -1,7 +1,6 @@
 import { execFileSync } from 'node:child_process';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { BUILT_CLI } from './built-cli.ts';
 import { runCli, tempFolder } from './run-cli.ts';
 
 let temp: ReturnType<typeof tempFolder>;
@@ -27,9 +26,8 @@ describe('nexus demo', () => {
     expect(result.fork.appendedTurnId).toMatch(/^t_/);
   });
 
-  it('runs through the installed bin shim and prints every section', () => {
-    const bin = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../bin/nexus.js');
-    const output = execFileSync(process.execPath, [bin, 'demo', '--db', temp.dbPath], { encoding: 'utf8' });
+  it('runs as the built CLI and prints every section', () => {
+    const output = execFileSync(process.execPath, [BUILT_CLI, 'demo', '--db', temp.dbPath], { encoding: 'utf8' });
     for (const heading of ['== 1.', '== 2.', '== 3.', '== 4.', '== 5.', '== 6.']) expect(output).toContain(heading);
     expect(output).toContain('COMPACTION');
     expect(output).toMatch(/forked at t_\d+/);

@@ -6,15 +6,15 @@
 import { execFile } from 'node:child_process';
 import { existsSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { openAgentsLedger } from '@nexus/agents-ledger';
-import { openRawSqlite } from '@nexus/db/testing';
-import { type LoopbackApi, startLoopbackApi } from '@nexus/loopback-api';
+import { openAgentsLedger } from '@agent-ledger/agents-ledger';
+import { type LoopbackApi, startLoopbackApi } from '@agent-ledger/loopback-api';
+import { openRawSqlite } from '@agent-ledger/store-sqlite/testing';
 import BetterSqlite from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { BUILT_CLI } from './built-cli.ts';
 import { runCli, tempFolder } from './run-cli.ts';
 
-const BIN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../bin/nexus.js');
+const BIN = BUILT_CLI;
 
 let temp: ReturnType<typeof tempFolder>;
 let api: LoopbackApi | undefined;
@@ -101,7 +101,11 @@ describe('reads never create a database', () => {
     } finally {
       reader.close();
     }
-    expect(() => openAgentsLedger(path.join(temp.folder, 'none.db'), { mustExist: true })).toThrow(/No ledger database at/);
+    // The store opens on first use: that is where a missing ledger is reported, and nothing is created.
+    const missing = openAgentsLedger(path.join(temp.folder, 'none.db'), { mustExist: true });
+    await expect(missing.listSessions()).rejects.toThrow(/No ledger database at/);
+    await missing.close();
+    expect(existsSync(path.join(temp.folder, 'none.db'))).toBe(false);
   });
 });
 

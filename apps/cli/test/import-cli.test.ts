@@ -13,7 +13,7 @@ import { runCli, tempFolder } from './run-cli.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const FIXTURES = path.join(ROOT, 'packages/transcripts/test/fixtures');
-const BIN = path.join(ROOT, 'apps/cli/bin/nexus.js');
+const BIN = path.join(ROOT, 'apps/cli/dist/bin/nexus.js');
 
 let temp: ReturnType<typeof tempFolder>;
 beforeEach(() => {

@@ -4,12 +4,11 @@
 
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { BUILT_CLI } from './built-cli.ts';
 import { runCli, tempFolder } from './run-cli.ts';
 
-const BIN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../bin/nexus.js');
+const BIN = BUILT_CLI;
 
 describe('nexus mcp', () => {
   it('speaks only JSON-RPC on stdout and exits when stdin closes', async () => {

@@ -7,14 +7,14 @@ import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Readable } from 'node:stream';
-import { fileURLToPath } from 'node:url';
-import { freshPostgresDatabase } from '@nexus/db/testing';
+import { freshPostgresDatabase } from '@agent-ledger/store-postgres/testing';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { main } from '../src/main.ts';
+import { BUILT_CLI } from './built-cli.ts';
 import { tempFolder } from './run-cli.ts';
 
 const server = inject('postgresUrl');
-const BIN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../bin/nexus.js');
+const BIN = BUILT_CLI;
 const PASSWORD = 'pw-Secret-4711';
 
 interface Run {

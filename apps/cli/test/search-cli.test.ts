@@ -2,12 +2,12 @@
 // events interleaved by score, the kind-selecting options, pagination, hostile text, and doctor's
 // verdict on a healthy and a desynchronized index.
 
-import { type AgentsLedger, createAgentsLedger, openAgentsLedger } from '@nexus/agents-ledger';
-import { sequentialIds } from '@nexus/core';
-import { HOSTILE_QUERIES } from '@nexus/core/testing';
-import { openLedgerStore } from '@nexus/db';
-import { openRawSqlite } from '@nexus/db/testing';
-import { createEventsLedger, type EventsLedger, openEventsLedger } from '@nexus/events-ledger';
+import { type AgentsLedger, createAgentsLedger, openAgentsLedger } from '@agent-ledger/agents-ledger';
+import { sequentialIds } from '@agent-ledger/core';
+import { HOSTILE_QUERIES } from '@agent-ledger/core/testing';
+import { createEventsLedger, type EventsLedger, openEventsLedger } from '@agent-ledger/events-ledger';
+import { openLedgerStore } from '@agent-ledger/store';
+import { openRawSqlite } from '@agent-ledger/store-sqlite/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, tempFolder } from './run-cli.ts';
 

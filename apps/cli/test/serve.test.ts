@@ -3,13 +3,12 @@
 
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import path from 'node:path';
 import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { BUILT_CLI } from './built-cli.ts';
 import { runCli, tempFolder } from './run-cli.ts';
 
-const BIN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../bin/nexus.js');
+const BIN = BUILT_CLI;
 
 describe('nexus serve', () => {
   it('prints `listening on http://HOST:PORT` first, serves the API there, and stops on SIGTERM', async () => {

@@ -12,10 +12,10 @@ import {
   type Session,
   type TokenCounter,
   type Turn,
-} from '@nexus/core';
-import { type LedgerStore, openLedgerStore } from '@nexus/db';
-import type { ForestConfig } from '@nexus/forest';
-import { createExtractiveSummarizer, type Summarizer } from '@nexus/summarizers';
+} from '@agent-ledger/core';
+import type { ForestConfig } from '@agent-ledger/forest';
+import { type LedgerStore, openLedgerStore } from '@agent-ledger/store';
+import { createExtractiveSummarizer, type Summarizer } from '@agent-ledger/summarizers';
 import { type AppendTurnInput, appendTurns } from './append-turn.ts';
 import { type BuildContextOptions, type BuiltContext, buildContext } from './build-context.ts';
 import { type CalibrationReport, calibrateSession } from './calibrate-session.ts';
@@ -59,7 +59,7 @@ import { LineValueCache } from './topics/line-value-cache.ts';
 import { expandTopic, findTopic, listTopics, setTopicDropped, type Topic, type TopicOfTurn } from './topics/topic-operations.ts';
 
 export interface AgentsLedgerOptions {
-  /** Where turns live (openLedgerStore from @nexus/db); the events ledger may share it. */
+  /** Where turns live (openLedgerStore from @agent-ledger/store); the events ledger may share it. */
   store: LedgerStore;
   /** Writes compaction summaries; the offline extractive summarizer by default. */
   summarizer?: Summarizer;

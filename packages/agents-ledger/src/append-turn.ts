@@ -14,8 +14,8 @@ import {
   type Role,
   toolResultIds,
   toolUseIds,
-} from '@nexus/core';
-import type { SessionRecord, StoreOperations, TurnRecord } from '@nexus/db';
+} from '@agent-ledger/core';
+import type { SessionRecord, StoreOperations, TurnRecord } from '@agent-ledger/store';
 import type { LedgerContext } from './ledger-context.ts';
 import { requireSessionRow, requireTurnRow } from './store/chain.ts';
 import { requireEvents } from './store/event-links.ts';

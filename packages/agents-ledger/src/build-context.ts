@@ -2,8 +2,8 @@
 // Anthropic Messages API input. Reads only the turns since that compaction (newest first, and only
 // as many as the budget can hold), never the whole history.
 
-import { InvalidInputError, type Message, type NormalTurn } from '@nexus/core';
-import type { StoredTurn, StoreOperations } from '@nexus/db';
+import { InvalidInputError, type Message, type NormalTurn } from '@agent-ledger/core';
+import type { StoredTurn, StoreOperations } from '@agent-ledger/store';
 import { effectiveCompaction, rawStartDepth } from './chain-arithmetic.ts';
 import { assembleContext } from './context/assemble-context.ts';
 import type { LedgerContext } from './ledger-context.ts';

@@ -5,7 +5,7 @@
 // across restarts and in forks. Each calibration starts again from the user's own settings, so
 // reports never compound.
 
-import { InvalidInputError, type Session, type SessionCalibration, type SessionSettings } from '@nexus/core';
+import { InvalidInputError, type Session, type SessionCalibration, type SessionSettings } from '@agent-ledger/core';
 import type { LedgerContext } from './ledger-context.ts';
 import { requireSessionRow } from './store/chain.ts';
 import { sessionFromRow } from './store/row-mapping.ts';

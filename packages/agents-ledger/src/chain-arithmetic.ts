@@ -2,7 +2,7 @@
 // starts from, where raw turns resume, and how many tokens the context takes, each in O(1) reads
 // whatever the history's length. Used by building contexts, compacting, forking and search.
 
-import type { SessionRecord, StoredTurn, StoreOperations } from '@nexus/db';
+import type { SessionRecord, StoredTurn, StoreOperations } from '@agent-ledger/store';
 import { requireTurnRow } from './store/chain.ts';
 
 type ViewFloor = Pick<SessionRecord, 'ignoreCompactionsThroughDepth'>;

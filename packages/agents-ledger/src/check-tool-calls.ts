@@ -4,8 +4,8 @@
 // (context/pair-tool-calls.ts sends an interrupted result in their place); doctor warns so a person
 // knows which calls never ran to the end.
 
-import { type ContentBlock, toolResultIds, toolUseIds } from '@nexus/core';
-import type { LinePosition } from '@nexus/db';
+import { type ContentBlock, toolResultIds, toolUseIds } from '@agent-ledger/core';
+import type { LinePosition } from '@agent-ledger/store';
 import type { LedgerContext } from './ledger-context.ts';
 
 export interface DanglingToolCall {

@@ -11,8 +11,8 @@ import {
   InvalidInputError,
   type NormalTurn,
   type SessionSettings,
-} from '@nexus/core';
-import type { StoredTurn } from '@nexus/db';
+} from '@agent-ledger/core';
+import type { StoredTurn } from '@agent-ledger/store';
 import { contextTokensAt, effectiveCompaction, rawStartDepth } from './chain-arithmetic.ts';
 import type { CompactionPlan, StrategyEnvironment } from './compaction/compaction-strategy.ts';
 import { writeCompaction } from './compaction/write-compaction.ts';

@@ -4,7 +4,7 @@
 // turn has at most one compactor), and so is every union-find forest (topics/check-forests.ts).
 // Reports problems as data; never repairs anything.
 
-import type { CompactionPointers, LinePosition } from '@nexus/db';
+import type { CompactionPointers, LinePosition } from '@agent-ledger/store';
 import { findDanglingToolCalls } from './check-tool-calls.ts';
 import type { LedgerContext } from './ledger-context.ts';
 import { checkForests } from './topics/check-forests.ts';

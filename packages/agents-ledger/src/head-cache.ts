@@ -3,7 +3,7 @@
 // plan made on a head that moved (another process appended, a compaction landed), and the append
 // then plans again from what is stored.
 
-import type { SessionRecord, TurnRecord } from '@nexus/db';
+import type { SessionRecord, TurnRecord } from '@agent-ledger/store';
 
 export interface KnownHead {
   session: SessionRecord;

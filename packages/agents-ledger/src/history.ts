@@ -2,8 +2,8 @@
 // compactions around a turn. Nothing here depends on how long the history is, except the full
 // history itself, which is streamed in pages.
 
-import { type CompactionTurn, InvalidInputError, type Turn } from '@nexus/core';
-import type { StoredTurn, StoreOperations } from '@nexus/db';
+import { type CompactionTurn, InvalidInputError, type Turn } from '@agent-ledger/core';
+import type { StoredTurn, StoreOperations } from '@agent-ledger/store';
 import type { LedgerContext } from './ledger-context.ts';
 import {
   chainSegments,

@@ -1,10 +1,10 @@
 // What every operation of the agents ledger needs: the store and the injectable parts (clock, ids,
 // token counter, summarizer, strategies). Built once by createAgentsLedger.
 
-import type { Embedder, IdGenerator, TokenCounter } from '@nexus/core';
-import type { LedgerStore } from '@nexus/db';
-import type { ForestConfig } from '@nexus/forest';
-import type { Summarizer } from '@nexus/summarizers';
+import type { Embedder, IdGenerator, TokenCounter } from '@agent-ledger/core';
+import type { ForestConfig } from '@agent-ledger/forest';
+import type { LedgerStore } from '@agent-ledger/store';
+import type { Summarizer } from '@agent-ledger/summarizers';
 import type { CompactionStrategy } from './compaction/compaction-strategy.ts';
 import type { HeadCache } from './head-cache.ts';
 import type { SessionQueue } from './session-queue.ts';
@@ -12,7 +12,7 @@ import type { ForestCache } from './topics/forest-cache.ts';
 import type { LineValueCache } from './topics/line-value-cache.ts';
 
 export interface LedgerContext {
-  /** Every read and write goes through the store (packages/db/src/store/ledger-store.ts). */
+  /** Every read and write goes through the store (packages/store/src/ledger-store.ts). */
   store: LedgerStore;
   tokenCounter: TokenCounter;
   summarizer: Summarizer;

@@ -11,8 +11,8 @@ import {
   EmptySessionError,
   HeadConflictError,
   InvalidInputError,
-} from '@nexus/core';
-import type { StoredTurn } from '@nexus/db';
+} from '@agent-ledger/core';
+import type { StoredTurn } from '@agent-ledger/store';
 import { effectiveCompaction, rawStartDepth } from './chain-arithmetic.ts';
 import { writeCompaction } from './compaction/write-compaction.ts';
 import type { LedgerContext } from './ledger-context.ts';

@@ -1,8 +1,8 @@
 // Sessions and forks. A fork is copy-on-write: a new session row whose head is the historical
 // turn. No turn is copied, so forking costs the same at turn 10 and turn 10 million.
 
-import type { Session, SessionCalibration, SessionSettings } from '@nexus/core';
-import type { SessionRecord } from '@nexus/db';
+import type { Session, SessionCalibration, SessionSettings } from '@agent-ledger/core';
+import type { SessionRecord } from '@agent-ledger/store';
 import { calibratedSettings } from './calibrate-session.ts';
 import { effectiveCompaction } from './chain-arithmetic.ts';
 import { findCompactionThatSummarized } from './history.ts';

@@ -2,7 +2,7 @@
 // records are the tokens it really costs when sent. Flat summaries carry the note-store spec's
 // compacts=N / compaction=P% in their header; union-find summaries carry them on each topic.
 
-import type { CompactionTurn } from '@nexus/core';
+import type { CompactionTurn } from '@agent-ledger/core';
 import { renderTopicsHeader } from './topics/render-topics.ts';
 
 export type RenderableCompaction = Pick<CompactionTurn, 'id' | 'summary' | 'summarizedThroughTurnId'> &

@@ -1,7 +1,7 @@
 // Checks what callers hand the ledger before anything is written, so bad input gets a clear error
 // naming the field instead of a constraint failure from the database.
 
-import { type ContentBlock, DEFAULT_SESSION_SETTINGS, InvalidInputError, type SessionSettings } from '@nexus/core';
+import { type ContentBlock, DEFAULT_SESSION_SETTINGS, InvalidInputError, type SessionSettings } from '@agent-ledger/core';
 import type { CompactionStrategy } from './compaction/compaction-strategy.ts';
 import type { LedgerContext } from './ledger-context.ts';
 

@@ -2,9 +2,9 @@
 // Messages API: what the compaction turn records when the model writes the summary, when the API
 // fails and the extractive fallback writes it, and when the compaction is deferred (nothing written).
 
-import { type CompactionTurn, SummarizerError } from '@nexus/core';
-import { type LoopbackApi, type LoopbackReply, lastUserText, type Responder, startLoopbackApi } from '@nexus/loopback-api';
-import { type AnthropicSummarizerOptions, createAnthropicSummarizer } from '@nexus/summarizers';
+import { type CompactionTurn, SummarizerError } from '@agent-ledger/core';
+import { type LoopbackApi, type LoopbackReply, lastUserText, type Responder, startLoopbackApi } from '@agent-ledger/loopback-api';
+import { type AnthropicSummarizerOptions, createAnthropicSummarizer } from '@agent-ledger/summarizers';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   appendConversation,

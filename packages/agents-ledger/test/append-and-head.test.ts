@@ -1,4 +1,4 @@
-import { countContentTokens, DEFAULT_SESSION_SETTINGS, HeadConflictError } from '@nexus/core';
+import { countContentTokens, DEFAULT_SESSION_SETTINGS, HeadConflictError } from '@agent-ledger/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   assistantTurn,

@@ -1,5 +1,11 @@
-import { type CompactionTurn, type ContentBlock, countContentTokens, estimateTokenCounter, type NormalTurn } from '@nexus/core';
-import { openRawSqlite, withTurnTriggersLifted } from '@nexus/db/testing';
+import {
+  type CompactionTurn,
+  type ContentBlock,
+  countContentTokens,
+  estimateTokenCounter,
+  type NormalTurn,
+} from '@agent-ledger/core';
+import { openRawSqlite, withTurnTriggersLifted } from '@agent-ledger/store-sqlite/testing';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { assembleContext, CONTINUATION_MARKER, renderSummaryBlock } from '../src/index.ts';
 import {

@@ -15,9 +15,10 @@ import {
   type Turn,
   toolResultIds,
   toolUseIds,
-} from '@nexus/core';
-import { freshPostgresDatabase, openRawSqlite } from '@nexus/db/testing';
-import type { SummarizeInput, SummarizeResult, Summarizer } from '@nexus/summarizers';
+} from '@agent-ledger/core';
+import { freshPostgresDatabase } from '@agent-ledger/store-postgres/testing';
+import { openRawSqlite } from '@agent-ledger/store-sqlite/testing';
+import type { SummarizeInput, SummarizeResult, Summarizer } from '@agent-ledger/summarizers';
 import { inject } from 'vitest';
 import type { AgentsLedger, AgentsLedgerOptions, AppendTurnInput, BuiltContext } from '../src/index.ts';
 import { openAgentsLedger } from '../src/index.ts';

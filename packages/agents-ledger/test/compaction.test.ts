@@ -6,8 +6,8 @@ import {
   NothingToCompactError,
   SummarizerError,
   toContentBlocks,
-} from '@nexus/core';
-import { createExtractiveSummarizer, type SummarizeInput, type Summarizer } from '@nexus/summarizers';
+} from '@agent-ledger/core';
+import { createExtractiveSummarizer, type SummarizeInput, type Summarizer } from '@agent-ledger/summarizers';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type AppendTurnInput, type CompactionStrategy, defaultSummaryTokens, renderSummaryBlock } from '../src/index.ts';
 import {

@@ -8,7 +8,7 @@ import {
   NothingToCompactError,
   SessionNotFoundError,
   TurnNotFoundError,
-} from '@nexus/core';
+} from '@agent-ledger/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AgentsLedger, AppendTurnInput } from '../src/index.ts';
 import {

@@ -3,10 +3,10 @@
 // touches an event. The events ledger is a dev dependency: only these tests use it, to write the
 // events a turn cites and to check they stay as written.
 
-import { EventNotFoundError, type IdGenerator, LedgerError, sequentialIds, type Turn } from '@nexus/core';
-import { openLedgerStore } from '@nexus/db';
-import { openRawSqlite } from '@nexus/db/testing';
-import { createEventsLedger, type EventsLedger, openEventsLedger } from '@nexus/events-ledger';
+import { EventNotFoundError, type IdGenerator, LedgerError, sequentialIds, type Turn } from '@agent-ledger/core';
+import { createEventsLedger, type EventsLedger, openEventsLedger } from '@agent-ledger/events-ledger';
+import { openLedgerStore } from '@agent-ledger/store';
+import { openRawSqlite } from '@agent-ledger/store-sqlite/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type AgentsLedger, createAgentsLedger } from '../src/index.ts';
 import { fullHistory, openTempLedger, type TempLedger } from './builders.ts';

@@ -3,8 +3,8 @@
 // were left out. Pure, so it is tested on plain arrays; the ledger's own use is tested in
 // union-find-topics.test.ts.
 
-import { estimateTokenCounter } from '@nexus/core';
-import { lineSalience } from '@nexus/summarizers';
+import { estimateTokenCounter } from '@agent-ledger/core';
+import { lineSalience } from '@agent-ledger/summarizers';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { type FittedTopic, fitTopics, type TopicToFit, trimmedHeader } from '../src/index.ts';

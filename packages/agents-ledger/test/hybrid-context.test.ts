@@ -1,4 +1,4 @@
-import { countContentTokens } from '@nexus/core';
+import { countContentTokens } from '@agent-ledger/core';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CONTINUATION_MARKER } from '../src/index.ts';

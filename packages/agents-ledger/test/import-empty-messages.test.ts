@@ -1,4 +1,4 @@
-import { contentText } from '@nexus/core';
+import { contentText } from '@agent-ledger/core';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { importConversation, validateConversation } from '../src/index.ts';

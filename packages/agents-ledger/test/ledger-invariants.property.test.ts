@@ -11,7 +11,7 @@ import {
   type Session,
   type TokenCounter,
   type Turn,
-} from '@nexus/core';
+} from '@agent-ledger/core';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { AgentsLedger, AppendTurnInput, BuiltContext } from '../src/index.ts';

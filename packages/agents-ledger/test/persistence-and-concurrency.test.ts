@@ -1,5 +1,10 @@
-import { HeadConflictError } from '@nexus/core';
-import { createExtractiveSummarizer, type SummarizeInput, type SummarizeResult, type Summarizer } from '@nexus/summarizers';
+import { HeadConflictError } from '@agent-ledger/core';
+import {
+  createExtractiveSummarizer,
+  type SummarizeInput,
+  type SummarizeResult,
+  type Summarizer,
+} from '@agent-ledger/summarizers';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AgentsLedger } from '../src/index.ts';
 import {

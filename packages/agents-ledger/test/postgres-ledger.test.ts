@@ -4,7 +4,7 @@
 // same ids and clock, and what it saw must be the same on both (search scores aside: each engine
 // ranks with its own function, so hits are compared as ids, in order where the ranking is clear).
 
-import { HeadConflictError, type Turn } from '@nexus/core';
+import { HeadConflictError, type Turn } from '@agent-ledger/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AgentsLedger, TurnSearchResult } from '../src/index.ts';
 import {

@@ -1,7 +1,7 @@
 // Pluggable embeddings: an Embedder the test defines (deterministic: a word-to-concept table), the
 // vectors stored in the ledger, cosine ranking fused with bm25 by reciprocal rank fusion.
-import type { Embedder } from '@nexus/core';
-import { openRawSqlite } from '@nexus/db/testing';
+import type { Embedder } from '@agent-ledger/core';
+import { openRawSqlite } from '@agent-ledger/store-sqlite/testing';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { reciprocalRankFusion } from '../src/retrieval/turn-vectors.ts';

@@ -1,5 +1,5 @@
 // Recall (retrieval/recall-turns.ts): what the hybrid context retrieves with the question known.
-import { contentText } from '@nexus/core';
+import { contentText } from '@agent-ledger/core';
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { LedgerContext } from '../src/ledger-context.ts';

@@ -2,7 +2,7 @@
 // columns and pointers `compact` writes: doctor finds nothing, contexts start from its summary, the
 // turns it stands for are found through it, and a later `compact` builds on it.
 
-import { InvalidInputError, type NormalTurn } from '@nexus/core';
+import { InvalidInputError, type NormalTurn } from '@agent-ledger/core';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { renderSummaryBlock } from '../src/index.ts';

@@ -3,9 +3,9 @@
 // raw driver error. Searching writes nothing.
 
 import { createHash } from 'node:crypto';
-import { LedgerError, SearchSyntaxError } from '@nexus/core';
-import { HOSTILE_QUERIES } from '@nexus/core/testing';
-import { openRawSqlite } from '@nexus/db/testing';
+import { LedgerError, SearchSyntaxError } from '@agent-ledger/core';
+import { HOSTILE_QUERIES } from '@agent-ledger/core/testing';
+import { openRawSqlite } from '@agent-ledger/store-sqlite/testing';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AgentsLedger, TurnSearchOptions, TurnSearchResult } from '../src/index.ts';

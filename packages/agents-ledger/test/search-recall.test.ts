@@ -1,8 +1,8 @@
 // The recall tool a chat runtime hands to the model: its definition, and a handler whose answers
 // name turns, compactions and events that the ledgers can open, and that never throws on bad input.
 
-import { HOSTILE_QUERIES } from '@nexus/core/testing';
-import { type EventsLedger, openEventsLedger } from '@nexus/events-ledger';
+import { HOSTILE_QUERIES } from '@agent-ledger/core/testing';
+import { type EventsLedger, openEventsLedger } from '@agent-ledger/events-ledger';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type AgentsLedger,

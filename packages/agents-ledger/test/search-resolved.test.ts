@@ -2,8 +2,8 @@
 // turns surface as the canonical compaction, with `via`) against the raw view, session lines and
 // forks, filters, and keyset pagination.
 
-import { type CompactionTurn, contentText, InvalidInputError, LedgerError, type Turn } from '@nexus/core';
-import type { SummarizeInput, SummarizeResult, Summarizer } from '@nexus/summarizers';
+import { type CompactionTurn, contentText, InvalidInputError, LedgerError, type Turn } from '@agent-ledger/core';
+import type { SummarizeInput, SummarizeResult, Summarizer } from '@agent-ledger/summarizers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AgentsLedger, AppendTurnInput, TurnHit, TurnSearchOptions } from '../src/index.ts';
 import { openTempLedger, prose, SMALL_SETTINGS, sessionHistory, type TempLedger } from './builders.ts';

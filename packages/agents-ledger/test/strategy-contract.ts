@@ -2,7 +2,7 @@
 // compaction turn records, how history, contexts, forks and search read it, and that a failed
 // summarizer writes nothing. A strategy may summarize however it likes; readers must not notice.
 
-import { type CompactionTurn, contentText, type NormalTurn, SummarizerError } from '@nexus/core';
+import { type CompactionTurn, contentText, type NormalTurn, SummarizerError } from '@agent-ledger/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type AgentsLedger, type AppendTurnInput, renderSummaryBlock } from '../src/index.ts';
 import {

@@ -3,8 +3,8 @@
 // returns passes the Messages API's own shape rules (checked by the loopback server's strict
 // validator), a second result for one call is refused at append, and doctor names dangling calls.
 
-import type { ContentBlock, Message } from '@nexus/core';
-import { messagesProblems } from '@nexus/loopback-api';
+import type { ContentBlock, Message } from '@agent-ledger/core';
+import { messagesProblems } from '@agent-ledger/loopback-api';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { INTERRUPTED_TOOL_RESULT, pairToolCalls } from '../src/index.ts';

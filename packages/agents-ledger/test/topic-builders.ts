@@ -2,9 +2,14 @@
 // (the filler between topic words is stopwords only, so two topics share no term), a summarizer that
 // counts and can fail on demand, and readers for the stored forest rows.
 
-import { SummarizerError, type Turn } from '@nexus/core';
-import { openRawSqlite, type RawSqlite } from '@nexus/db/testing';
-import { createExtractiveSummarizer, type SummarizeInput, type SummarizeResult, type Summarizer } from '@nexus/summarizers';
+import { SummarizerError, type Turn } from '@agent-ledger/core';
+import { openRawSqlite, type RawSqlite } from '@agent-ledger/store-sqlite/testing';
+import {
+  createExtractiveSummarizer,
+  type SummarizeInput,
+  type SummarizeResult,
+  type Summarizer,
+} from '@agent-ledger/summarizers';
 import type { AgentsLedger, AppendTurnInput } from '../src/index.ts';
 import { toolResultTurn, toolUseTurn } from './builders.ts';
 

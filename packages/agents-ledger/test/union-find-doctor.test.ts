@@ -2,7 +2,7 @@
 // forest tables refuse UPDATE and DELETE, so each corruption is an INSERT a buggy writer could make
 // (or, for the compaction's recorded topics, an edit of the turn row, which no trigger guards).
 
-import { withTurnTriggersLifted } from '@nexus/db/testing';
+import { withTurnTriggersLifted } from '@agent-ledger/store-sqlite/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AgentsLedger } from '../src/index.ts';
 import { openTempLedger, SMALL_SETTINGS, type TempLedger } from './builders.ts';

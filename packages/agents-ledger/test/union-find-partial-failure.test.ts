@@ -2,7 +2,7 @@
 // the failed topics stay dirty with their members shown raw (nothing they said is lost), and a later
 // compaction folds them in. Only when every call fails is nothing written.
 
-import { contentText, SummarizerError } from '@nexus/core';
+import { contentText, SummarizerError } from '@agent-ledger/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AgentsLedger } from '../src/index.ts';
 import { countRows, openTempLedger, prefixedIds, SMALL_SETTINGS, sessionHistory, type TempLedger } from './builders.ts';

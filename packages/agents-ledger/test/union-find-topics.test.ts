@@ -3,9 +3,9 @@
 // budget, dropped and restored, what each compaction asks the summarizer, and how it hands over
 // to and from flat compactions.
 
-import type { CompactionTurn } from '@nexus/core';
-import { type LedgerStore, openLedgerStore } from '@nexus/db';
-import { TopicForest } from '@nexus/forest';
+import type { CompactionTurn } from '@agent-ledger/core';
+import { TopicForest } from '@agent-ledger/forest';
+import { type LedgerStore, openLedgerStore } from '@agent-ledger/store';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type AgentsLedger, createAgentsLedger, renderSummaryBlock } from '../src/index.ts';
 import { loadForestState } from '../src/topics/forest-store.ts';

@@ -3,7 +3,7 @@
 // then checked: every summarized turn is in exactly one topic, finding and expanding a turn's topic
 // gives it back, contexts keep their budget and their tool pairs, and the history is whole.
 
-import { CompactionWouldNotShrinkError, EmptySessionError, NothingToCompactError, type Turn } from '@nexus/core';
+import { CompactionWouldNotShrinkError, EmptySessionError, NothingToCompactError, type Turn } from '@agent-ledger/core';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { AgentsLedger, AppendTurnInput } from '../src/index.ts';

@@ -1,6 +1,6 @@
 // What a person typed, as the words a search looks for. User text is a query, not syntax: quotes,
 // parentheses, AND/NEAR, `*`, colons and stray punctuation are separators, never operators. The
-// words go to the store (packages/db SearchStore), which builds its engine's own query from them.
+// words go to the store (SearchStore in @agent-ledger/store), which builds its engine's own query from them.
 
 import { InvalidInputError } from './errors.ts';
 

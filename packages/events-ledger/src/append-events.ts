@@ -5,8 +5,8 @@
 // continue the same tail. Re-delivery of a (channel, externalId) already stored returns the stored
 // event and writes nothing.
 
-import type { LedgerEvent } from '@nexus/core';
-import type { EventRecord, EventTail } from '@nexus/db';
+import type { LedgerEvent } from '@agent-ledger/core';
+import type { EventRecord, EventTail } from '@agent-ledger/store';
 import { eventHash } from './event-hash.ts';
 import { eventFromRow } from './event-mapping.ts';
 import type { EventsContext } from './events-context.ts';

@@ -2,7 +2,7 @@
 // always hashes the same, whoever wrote it and in whatever key order it arrived. Anything JSON
 // cannot hold — cycles, NaN, functions, class instances — is refused with the path to it.
 
-import { InvalidInputError } from '@nexus/core';
+import { InvalidInputError } from '@agent-ledger/core';
 
 /** Deeper payloads are refused: real messages nest a handful of levels, and recursion must stay bounded. */
 export const MAX_PAYLOAD_DEPTH = 64;

@@ -4,8 +4,8 @@
 // hash — and verifying against one finds a channel that is now shorter or has a different event at
 // that seq.
 
-import { InvalidInputError } from '@nexus/core';
-import type { StoreOperations } from '@nexus/db';
+import { InvalidInputError } from '@agent-ledger/core';
+import type { StoreOperations } from '@agent-ledger/store';
 import { channelNames } from './channel-names.ts';
 
 export const CHECKPOINT_FORMAT = 'nexus-events-checkpoint/v1';

@@ -2,7 +2,7 @@
 // previous event, so changing, removing or reordering any stored event breaks every later link.
 
 import { hash } from 'node:crypto';
-import type { EventRecord } from '@nexus/db';
+import type { EventRecord } from '@agent-ledger/store';
 import { canonicalJson } from './canonical-json.ts';
 
 export type HashedFields = Omit<EventRecord, 'hash' | 'searchText'>;

@@ -1,7 +1,7 @@
 // Stored records to LedgerEvents: the payload goes back from canonical text to a value.
 
-import type { LedgerEvent } from '@nexus/core';
-import type { EventRecord } from '@nexus/db';
+import type { LedgerEvent } from '@agent-ledger/core';
+import type { EventRecord } from '@agent-ledger/store';
 
 export function eventFromRow(row: EventRecord): LedgerEvent {
   return {

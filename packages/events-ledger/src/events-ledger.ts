@@ -2,8 +2,8 @@
 // checkpoints, search. Everything goes through a LedgerStore, which it may share with the agents
 // ledger (the agents ledger owns the link from turns to the events they cite: turnsCiting is there).
 
-import { generateId as defaultGenerateId, type IdGenerator, type LedgerEvent } from '@nexus/core';
-import { type LedgerStore, openLedgerStore } from '@nexus/db';
+import { generateId as defaultGenerateId, type IdGenerator, type LedgerEvent } from '@agent-ledger/core';
+import { type LedgerStore, openLedgerStore } from '@agent-ledger/store';
 import { type AppendedEvent, appendEvents } from './append-events.ts';
 import { checkAgainstCheckpoint, type EventsCheckpoint, takeCheckpoint } from './checkpoint.ts';
 import type { EventsContext } from './events-context.ts';

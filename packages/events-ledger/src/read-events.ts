@@ -1,8 +1,8 @@
 // Reading events: one by id, and a channel's events by sequence or time in pages. Ranges stream
 // page by page, so a channel of millions never sits in memory.
 
-import { EventNotFoundError, InvalidInputError, type LedgerEvent } from '@nexus/core';
-import type { StoreOperations } from '@nexus/db';
+import { EventNotFoundError, InvalidInputError, type LedgerEvent } from '@agent-ledger/core';
+import type { StoreOperations } from '@agent-ledger/store';
 import { eventFromRow } from './event-mapping.ts';
 
 export async function getEvent(store: StoreOperations, eventId: string): Promise<LedgerEvent> {

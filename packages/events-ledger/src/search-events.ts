@@ -1,7 +1,7 @@
 // Full-text search over events (author and every string of the payload), ranked by the store's
 // relevance (bm25 on SQLite), with snippets. Events are never compacted, so there is only the raw view.
 
-import { InvalidInputError, type LedgerEvent, requireSearchText, searchTerms } from '@nexus/core';
+import { InvalidInputError, type LedgerEvent, requireSearchText, searchTerms } from '@agent-ledger/core';
 import { eventFromRow } from './event-mapping.ts';
 import type { EventsContext } from './events-context.ts';
 

@@ -1,7 +1,7 @@
 // Checks an incoming event before anything is written, with limits a person can read in the docs
 // (docs/events.md): a bad event is refused whole, with the field named.
 
-import { InvalidInputError, PayloadTooLargeError } from '@nexus/core';
+import { InvalidInputError, PayloadTooLargeError } from '@agent-ledger/core';
 import { canonicalJson } from './canonical-json.ts';
 
 /** Largest payload, as canonical JSON in UTF-8. Bodies beyond this belong in a blob store. */

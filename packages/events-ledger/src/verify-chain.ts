@@ -2,7 +2,7 @@
 // a hash that does not match its event, a prevHash that does not match the previous event, or a
 // gap in the sequence. Reads a page at a time.
 
-import type { StoreOperations } from '@nexus/db';
+import type { StoreOperations } from '@agent-ledger/store';
 import { channelNames } from './channel-names.ts';
 import type { CheckpointProblem } from './checkpoint.ts';
 import { eventHash } from './event-hash.ts';

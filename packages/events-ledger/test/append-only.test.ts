@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { openLedgerStore, type SessionRecord, type TurnRecord } from '@nexus/db';
+import { openLedgerStore, type SessionRecord, type TurnRecord } from '@agent-ledger/store';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { countEvents, eventsSnapshot, openTempEvents, type TempEvents, turnEventsSnapshot, withRawSqlite } from './helpers.ts';
 
@@ -237,8 +237,8 @@ describe('no source file changes or removes events', () => {
     const relative = files.map((file) => path.relative(root, file));
     // The scan really reads the sources that write these tables: since the store seam, the SQLite
     // store's events and turns (the turn→event links an append writes), and the events ledger.
-    expect(relative).toContain(path.join('packages', 'db', 'src', 'sqlite', 'event-queries.ts'));
-    expect(relative).toContain(path.join('packages', 'db', 'src', 'sqlite', 'turn-queries.ts'));
+    expect(relative).toContain(path.join('packages', 'store-sqlite', 'src', 'event-queries.ts'));
+    expect(relative).toContain(path.join('packages', 'store-sqlite', 'src', 'turn-queries.ts'));
     expect(relative).toContain(path.join('packages', 'events-ledger', 'src', 'append-events.ts'));
     const found = files.flatMap((file) =>
       offences(fs.readFileSync(file, 'utf8')).map((match) => `${path.relative(root, file)}: ${match}`),

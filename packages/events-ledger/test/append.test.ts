@@ -1,4 +1,4 @@
-import { InvalidInputError, StorageError } from '@nexus/core';
+import { InvalidInputError, StorageError } from '@agent-ledger/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type AppendEventInput, canonicalJson, eventHash, openEventsLedger } from '../src/index.ts';
 import {

@@ -3,7 +3,7 @@
 // plain reference and to hashes computed before the fast paths existed, so stored chains verify.
 
 import { createHash } from 'node:crypto';
-import { InvalidInputError } from '@nexus/core';
+import { InvalidInputError } from '@agent-ledger/core';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { canonicalJson, eventHash, MAX_PAYLOAD_DEPTH } from '../src/index.ts';

@@ -1,4 +1,4 @@
-import { EventNotFoundError, InvalidInputError, LedgerError, PayloadTooLargeError } from '@nexus/core';
+import { EventNotFoundError, InvalidInputError, LedgerError, PayloadTooLargeError } from '@agent-ledger/core';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { MAX_FIELD_LENGTH, MAX_PAYLOAD_BYTES } from '../src/index.ts';
 import { caught, collect, countEvents, eventsSnapshot, expectLedgerError, openTempEvents, type TempEvents } from './helpers.ts';

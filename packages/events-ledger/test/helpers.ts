@@ -1,12 +1,13 @@
 // Shared helpers for the events-ledger tests: ledgers on real SQLite files in temp directories, a
 // deterministic clock and ids, row counts and byte-exact snapshots of the stored tables. The rows are
-// read through a connection of their own (@nexus/db/testing), as another program would read the file.
+// read through a connection of their own (@agent-ledger/store/testing), as another program would read the file.
 
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { type IdGenerator, LedgerError, sequentialIds } from '@nexus/core';
-import { freshPostgresDatabase, openRawSqlite, type RawSqlite } from '@nexus/db/testing';
+import { type IdGenerator, LedgerError, sequentialIds } from '@agent-ledger/core';
+import { freshPostgresDatabase } from '@agent-ledger/store-postgres/testing';
+import { openRawSqlite, type RawSqlite } from '@agent-ledger/store-sqlite/testing';
 import { expect, inject } from 'vitest';
 import { type EventsLedger, type EventsLedgerOptions, openEventsLedger } from '../src/index.ts';
 

@@ -1,4 +1,4 @@
-import type { LedgerEvent } from '@nexus/core';
+import type { LedgerEvent } from '@agent-ledger/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AppendEventInput } from '../src/index.ts';
 import { collect, openTempEvents, type TempEvents } from './helpers.ts';

@@ -2,8 +2,8 @@
 // are searchable, filters narrow, pages follow one another, hostile text never throws, and
 // searching writes nothing.
 
-import { InvalidInputError, LedgerError, SearchSyntaxError } from '@nexus/core';
-import { HOSTILE_QUERIES } from '@nexus/core/testing';
+import { InvalidInputError, LedgerError, SearchSyntaxError } from '@agent-ledger/core';
+import { HOSTILE_QUERIES } from '@agent-ledger/core/testing';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AppendEventInput, EventHit, EventSearchOptions, EventSearchResult, EventsLedger } from '../src/index.ts';

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { type LedgerEvent, sequentialIds } from '@nexus/core';
+import { type LedgerEvent, sequentialIds } from '@agent-ledger/core';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type AppendEventInput, eventHash, openEventsLedger } from '../src/index.ts';

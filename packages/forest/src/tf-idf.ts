@@ -8,7 +8,7 @@
 // idf(t) = ln((1 + N) / (1 + df(t))) + 1 is never zero or negative, so a word present in every
 // document still counts a little and the first document's vector is not empty.
 
-import { STOPWORDS, WORD_PATTERN } from '@nexus/core';
+import { STOPWORDS, WORD_PATTERN } from '@agent-ledger/core';
 
 export interface TfIdfState {
   documentCount: number;

@@ -4,7 +4,7 @@
 // summarizer cost is linear in clusters, not quadratic in cluster size. Pure: no I/O, no clock.
 // Storing it is the ledger's job (state(), takeChanges()).
 
-import { ClusterNotFoundError, ForestIntegrityError, InvalidInputError } from '@nexus/core';
+import { ClusterNotFoundError, ForestIntegrityError, InvalidInputError } from '@agent-ledger/core';
 import {
   type Centroid,
   centroidEntries,

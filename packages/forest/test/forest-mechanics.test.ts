@@ -1,7 +1,7 @@
 // The forest's own operations: graduation into a singleton or the nearest cluster, union by size,
 // find with path compression, expand, and the errors for ids that are not roots or graduate twice.
 
-import { ClusterNotFoundError, ForestIntegrityError } from '@nexus/core';
+import { ClusterNotFoundError, ForestIntegrityError } from '@agent-ledger/core';
 import { describe, expect, it } from 'vitest';
 import { cosineSimilarity, DEFAULT_FOREST_CONFIG, TfIdfModel, TopicForest } from '../src/index.ts';
 import { expectLedgerError, feed, graduatingTurn, MANUAL_UNIONS, must, topicText, turnsFrom } from './helpers.ts';

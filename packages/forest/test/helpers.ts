@@ -1,7 +1,7 @@
 // Shared helpers for the forest tests: turn builders, topic texts, a recording summarizer, and a
 // form of the serialized state that ignores where path compression left the parent pointers.
 
-import { LedgerError } from '@nexus/core';
+import { LedgerError } from '@agent-ledger/core';
 import { expect } from 'vitest';
 import type {
   ClusterSummarizer,

@@ -1,7 +1,7 @@
 // The local TF-IDF model and the sparse-vector maths under it: sparse unit vectors, stopwords out,
 // a vocabulary that grows one document at a time, and cosines that are never NaN.
 
-import { STOPWORDS } from '@nexus/core';
+import { STOPWORDS } from '@agent-ledger/core';
 import { describe, expect, it } from 'vitest';
 import { cosineSimilarity, DEFAULT_FOREST_CONFIG, normalize, TfIdfModel, topicTerms, vectorNorm } from '../src/index.ts';
 

@@ -2,9 +2,9 @@
 // Messages API blocks verbatim) and turns the API's "prompt is too long" answer into
 // ContextOverflowError, every other failure that outlasts the SDK's retries into ModelError.
 
+import { type ContentBlock, ContextOverflowError, ModelError } from '@agent-ledger/core';
+import { type AnthropicClientOptions, createAnthropicClient, describeApiFailure } from '@agent-ledger/summarizers';
 import Anthropic from '@anthropic-ai/sdk';
-import { type ContentBlock, ContextOverflowError, ModelError } from '@nexus/core';
-import { type AnthropicClientOptions, createAnthropicClient, describeApiFailure } from '@nexus/summarizers';
 import type { ChatModel, ModelReply, ModelRequest } from './chat-model.ts';
 
 export const DEFAULT_CHAT_MODEL = 'claude-sonnet-4-6';

@@ -3,7 +3,7 @@
 // implement it; a model signals "the prompt is too long" with ContextOverflowError so the runtime
 // can compact and retry without knowing any provider's error format.
 
-import type { ContentBlock, Message } from '@nexus/core';
+import type { ContentBlock, Message } from '@agent-ledger/core';
 
 export interface ToolDefinition {
   name: string;

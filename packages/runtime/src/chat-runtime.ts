@@ -5,7 +5,7 @@
 // scheduler, which runs it off the critical path. When the API says the prompt is too long it
 // compacts once (trigger `overflow`) and retries; a second overflow fails with every turn kept.
 
-import { type BuiltContext, providerPromptLimit, type RetrievalPolicy, unusableWindow } from '@nexus/agents-ledger';
+import { type BuiltContext, providerPromptLimit, type RetrievalPolicy, unusableWindow } from '@agent-ledger/agents-ledger';
 import {
   type CompactionTurn,
   type ContentBlock,
@@ -20,7 +20,7 @@ import {
   type SessionSettings,
   type ToolResultBlock,
   type ToolUseBlock,
-} from '@nexus/core';
+} from '@agent-ledger/core';
 import type { ChatModel, ModelReply, ModelRequest } from './chat-model.ts';
 import { CompactionScheduler } from './compaction-scheduler.ts';
 import type { ChatRuntime, ChatRuntimeOptions, RunTurnOptions, RuntimeNotice, TurnResult } from './runtime-types.ts';

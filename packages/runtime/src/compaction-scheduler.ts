@@ -6,8 +6,14 @@
 // compaction or failed attempt, so a context that stays large after compacting cannot make every
 // turn compact (thrash).
 
-import { type AgentsLedger, type CompactOptions, defaultSummaryTokens } from '@nexus/agents-ledger';
-import { type CompactionTrigger, type CompactionTurn, HeadConflictError, LedgerError, NothingToCompactError } from '@nexus/core';
+import { type AgentsLedger, type CompactOptions, defaultSummaryTokens } from '@agent-ledger/agents-ledger';
+import {
+  type CompactionTrigger,
+  type CompactionTurn,
+  HeadConflictError,
+  LedgerError,
+  NothingToCompactError,
+} from '@agent-ledger/core';
 
 export type CompactionNotice =
   | { type: 'compaction-started'; sessionId: string; trigger: CompactionTrigger; contextTokens: number }

@@ -4,7 +4,7 @@
 // acknowledged with a line about the context it was given.
 
 import { randomUUID } from 'node:crypto';
-import { type ContentBlock, contentText, type Message, STOPWORDS, WORD_PATTERN } from '@nexus/core';
+import { type ContentBlock, contentText, type Message, STOPWORDS, WORD_PATTERN } from '@agent-ledger/core';
 import type { ChatModel, ModelReply, ModelRequest } from './chat-model.ts';
 
 export const OFFLINE_MODEL_NAME = 'offline-echo';

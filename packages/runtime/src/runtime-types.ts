@@ -1,8 +1,8 @@
 // The runtime's public shapes: its options, what runTurn takes and returns, and the runtime itself.
 
-import type { AgentsLedger, BuiltContext, RetrievalPolicy } from '@nexus/agents-ledger';
-import type { CompactionTurn, ContentBlock, NormalTurn, SessionCalibration, SessionSettings } from '@nexus/core';
-import type { EventsLedger } from '@nexus/events-ledger';
+import type { AgentsLedger, BuiltContext, RetrievalPolicy } from '@agent-ledger/agents-ledger';
+import type { CompactionTurn, ContentBlock, NormalTurn, SessionCalibration, SessionSettings } from '@agent-ledger/core';
+import type { EventsLedger } from '@agent-ledger/events-ledger';
 import type { ChatModel, ToolDefinition } from './chat-model.ts';
 import type { CompactionNotice, CompactionPolicy } from './compaction-scheduler.ts';
 

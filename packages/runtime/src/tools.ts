@@ -2,9 +2,9 @@
 // caller's own. A call never throws into the turn: an unknown tool or a failing one becomes an
 // error result the model can read, since a tool_use must always get its tool_result.
 
-import { createRecallToolHandler, RECALL_TOOL_NAME, recallToolDefinition } from '@nexus/agents-ledger';
-import type { ToolResultBlock, ToolUseBlock } from '@nexus/core';
-import type { EventsLedger } from '@nexus/events-ledger';
+import { createRecallToolHandler, RECALL_TOOL_NAME, recallToolDefinition } from '@agent-ledger/agents-ledger';
+import type { ToolResultBlock, ToolUseBlock } from '@agent-ledger/core';
+import type { EventsLedger } from '@agent-ledger/events-ledger';
 import type { ToolDefinition } from './chat-model.ts';
 import type { ChatRuntimeOptions, RuntimeNotice, RuntimeTool } from './runtime-types.ts';
 

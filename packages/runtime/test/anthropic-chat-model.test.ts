@@ -2,9 +2,9 @@
 // sends (model, max_tokens, system and tools only when there are some), how a reply maps to ledger
 // blocks, and how failures map to ContextOverflowError (the API's "prompt is too long") or ModelError.
 
+import { ContextOverflowError, LedgerError, type Message, ModelError } from '@agent-ledger/core';
+import type { LoopbackApi } from '@agent-ledger/loopback-api';
 import Anthropic from '@anthropic-ai/sdk';
-import { ContextOverflowError, LedgerError, type Message, ModelError } from '@nexus/core';
-import type { LoopbackApi } from '@nexus/loopback-api';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createAnthropicChatModel, DEFAULT_CHAT_MODEL, type ModelRequest, type ToolDefinition } from '../src/index.ts';
 import { CHAT_MODEL, chatModel, overflowReply, Resources, rejection } from './helpers.ts';

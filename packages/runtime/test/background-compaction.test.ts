@@ -3,9 +3,9 @@
 // written is answered at once, and the compaction lands after it. Also: anti-thrash (minGrowthTokens),
 // background: false, a deferred (failing) summarizer, and manual compaction with instructions.
 
-import { ModelError, SummarizerError, type Turn } from '@nexus/core';
-import { type LoopbackApi, type LoopbackReply, lastUserText } from '@nexus/loopback-api';
-import { type AnthropicSummarizerOptions, createAnthropicSummarizer } from '@nexus/summarizers';
+import { ModelError, SummarizerError, type Turn } from '@agent-ledger/core';
+import { type LoopbackApi, type LoopbackReply, lastUserText } from '@agent-ledger/loopback-api';
+import { type AnthropicSummarizerOptions, createAnthropicSummarizer } from '@agent-ledger/summarizers';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   type ChatRuntime,

@@ -5,11 +5,11 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { type AgentsLedger, openAgentsLedger } from '@nexus/agents-ledger';
-import { type CompactionTurn, type NormalTurn, type SessionSettings, sequentialIds, type Turn } from '@nexus/core';
-import { createEventsLedger, type EventsLedger } from '@nexus/events-ledger';
-import { type LoopbackApi, type LoopbackOptions, type LoopbackReply, startLoopbackApi } from '@nexus/loopback-api';
-import type { Summarizer } from '@nexus/summarizers';
+import { type AgentsLedger, openAgentsLedger } from '@agent-ledger/agents-ledger';
+import { type CompactionTurn, type NormalTurn, type SessionSettings, sequentialIds, type Turn } from '@agent-ledger/core';
+import { createEventsLedger, type EventsLedger } from '@agent-ledger/events-ledger';
+import { type LoopbackApi, type LoopbackOptions, type LoopbackReply, startLoopbackApi } from '@agent-ledger/loopback-api';
+import type { Summarizer } from '@agent-ledger/summarizers';
 import { type AnthropicChatModelOptions, type ChatModel, type ChatRuntime, createAnthropicChatModel } from '../src/index.ts';
 
 export const CHAT_MODEL = 'claude-runtime-test';

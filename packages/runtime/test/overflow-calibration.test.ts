@@ -4,7 +4,7 @@
 // it, and every later turn succeeds — also after a restart, because the session keeps what it
 // learned. Real SDK against the loopback Messages API, which here counts many times the estimate.
 
-import { ContextOverflowError } from '@nexus/core';
+import { ContextOverflowError } from '@agent-ledger/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createChatRuntime, type RuntimeNotice } from '../src/index.ts';
 import { chatModel, compactions, newSession, normalTurns, prose, Resources, rejection, sessionHistory } from './helpers.ts';

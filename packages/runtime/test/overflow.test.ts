@@ -3,8 +3,8 @@
 // ContextOverflowError and every turn kept. Real SDK against the loopback Messages API, whose
 // context window produces the API's own "prompt is too long: N tokens > M maximum".
 
-import { ContextOverflowError, type NormalTurn } from '@nexus/core';
-import type { LoopbackApi, RecordedRequest } from '@nexus/loopback-api';
+import { ContextOverflowError, type NormalTurn } from '@agent-ledger/core';
+import type { LoopbackApi, RecordedRequest } from '@agent-ledger/loopback-api';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createChatRuntime, type RuntimeNotice } from '../src/index.ts';
 import {

@@ -1,13 +1,13 @@
 // Issue 15's concurrency tests: several runtimes, each a real process with its own pool, writing one
 // shared ledger on a real PostgreSQL server (the run's, from vitest's global setup; a fresh database
 // per test). Workers are fixtures/ledger-worker.ts. Skipped where no PostgreSQL server runs (see
-// packages/db/test/postgres/global-setup.ts); in CI it always runs.
+// packages/store-postgres/test/postgres/global-setup.ts); in CI it always runs.
 
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { type AgentsLedger, openAgentsLedger } from '@nexus/agents-ledger';
+import { type AgentsLedger, openAgentsLedger } from '@agent-ledger/agents-ledger';
 import {
   type CompactionTurn,
   CompactionWouldNotShrinkError,
@@ -15,10 +15,10 @@ import {
   type NormalTurn,
   NothingToCompactError,
   type Turn,
-} from '@nexus/core';
-import { freshPostgresDatabase } from '@nexus/db/testing';
-import { openEventsLedger } from '@nexus/events-ledger';
-import { createExtractiveSummarizer, type Summarizer } from '@nexus/summarizers';
+} from '@agent-ledger/core';
+import { openEventsLedger } from '@agent-ledger/events-ledger';
+import { freshPostgresDatabase } from '@agent-ledger/store-postgres/testing';
+import { createExtractiveSummarizer, type Summarizer } from '@agent-ledger/summarizers';
 import { afterEach, describe, expect, inject, it } from 'vitest';
 
 const server = inject('postgresUrl');

@@ -3,9 +3,9 @@
 // channel messages (recorded as events, cited, redelivery recognised), bad input, model failures
 // (the user turn stays, respond() answers it later) and the offline model.
 
-import { recallToolDefinition } from '@nexus/agents-ledger';
-import { type ContentBlock, InvalidInputError, ModelError, type NormalTurn, SessionNotFoundError } from '@nexus/core';
-import type { LoopbackApi, RecordedRequest } from '@nexus/loopback-api';
+import { recallToolDefinition } from '@agent-ledger/agents-ledger';
+import { type ContentBlock, InvalidInputError, ModelError, type NormalTurn, SessionNotFoundError } from '@agent-ledger/core';
+import type { LoopbackApi, RecordedRequest } from '@agent-ledger/loopback-api';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   type ChatModel,

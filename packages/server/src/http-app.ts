@@ -2,11 +2,12 @@
 // one error handler and one not-found handler so every failure has the same JSON shape. The app
 // has no socket of its own: tests call `app.request`, start-http-server.ts puts it on one.
 
-import type { AgentsLedger } from '@nexus/agents-ledger';
-import type { EventsLedger } from '@nexus/events-ledger';
+import type { AgentsLedger } from '@agent-ledger/agents-ledger';
+import type { EventsLedger } from '@agent-ledger/events-ledger';
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { loopbackOnly, requireToken, sameOriginWrites } from './access-guard.ts';
+import { DEFAULT_MAX_BODY_BYTES } from './defaults.ts';
 import { HttpError, respondWithError } from './http-errors.ts';
 import { openApiDocument } from './openapi.ts';
 import { searchAndEventRoutes } from './routes/search-and-event-routes.ts';
@@ -34,8 +35,6 @@ export interface HttpAppOptions {
   /** Shared with the MCP server or tests; a new one by default. */
   signals?: SessionSignals;
 }
-
-export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
 
 export function createHttpApp(options: HttpAppOptions): Hono {
   const app = new Hono();

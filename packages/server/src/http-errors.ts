@@ -2,7 +2,7 @@
 // status, every error body has the same shape `{ error: { code, message } }`, and anything that is
 // not a LedgerError is a 500 whose message hides the internals.
 
-import { HeadConflictError, LedgerError } from '@nexus/core';
+import { HeadConflictError, LedgerError } from '@agent-ledger/core';
 import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
@@ -11,7 +11,7 @@ export interface ErrorBody {
   error: { code: string; message: string; [field: string]: unknown };
 }
 
-/** Codes the server itself raises (the ledgers' own codes are in @nexus/core's errors). */
+/** Codes the server itself raises (the ledgers' own codes are in @agent-ledger/core's errors). */
 export class HttpError extends LedgerError {
   constructor(code: string, message: string) {
     super(code, message);

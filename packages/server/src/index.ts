@@ -1,7 +1,8 @@
-// @nexus/server: the ledgers over HTTP (hono) and MCP (stdio), and the web viewer's files.
+// @agent-ledger/server: the ledgers over HTTP (hono) and MCP (stdio), and the web viewer's files.
 
 export { isLoopbackHost, tokensMatch } from './access-guard.ts';
-export { createHttpApp, DEFAULT_MAX_BODY_BYTES, type HttpAppOptions } from './http-app.ts';
+export { DEFAULT_HOST, DEFAULT_MAX_BODY_BYTES, DEFAULT_PORT } from './defaults.ts';
+export { createHttpApp, type HttpAppOptions } from './http-app.ts';
 export { type ErrorBody, errorBody, HttpError, statusOf } from './http-errors.ts';
 export { createMcpServer, type McpServerOptions } from './mcp-server.ts';
 export { type McpStdioOptions, serveMcpOverStdio } from './mcp-stdio.ts';
@@ -11,8 +12,6 @@ export { type SessionSignal, SessionSignals } from './session-signals.ts';
 export { DEFAULT_HEARTBEAT_MS, DEFAULT_POLL_INTERVAL_MS } from './session-stream.ts';
 export {
   DEFAULT_CLOSE_GRACE_MS,
-  DEFAULT_HOST,
-  DEFAULT_PORT,
   type HttpServerOptions,
   type RunningHttpServer,
   startHttpServer,

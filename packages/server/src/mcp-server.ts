@@ -3,10 +3,10 @@
 // work is in mcp-tools.ts. A LedgerError becomes a tool result with isError (the model can read it
 // and fix its call); anything else is the SDK's protocol error.
 
+import type { AgentsLedger } from '@agent-ledger/agents-ledger';
+import { LedgerError } from '@agent-ledger/core';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { AgentsLedger } from '@nexus/agents-ledger';
-import { LedgerError } from '@nexus/core';
 import { z } from 'zod';
 import {
   DEFAULT_CONTEXT_BUDGET,

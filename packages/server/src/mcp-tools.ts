@@ -3,8 +3,8 @@
 // They only read. Results are JSON-ready and capped in size (MCP clients refuse huge results);
 // mcp-server.ts registers them with the SDK.
 
-import type { AgentsLedger } from '@nexus/agents-ledger';
-import { contentText, InvalidInputError, LedgerError, type Turn } from '@nexus/core';
+import type { AgentsLedger } from '@agent-ledger/agents-ledger';
+import { contentText, InvalidInputError, LedgerError, type Turn } from '@agent-ledger/core';
 
 /** Text of one turn in a result by default; longer text is cut with a marker saying how to get all of it. */
 export const MAX_TURN_CHARS = 4000;

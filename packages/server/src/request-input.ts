@@ -2,7 +2,7 @@
 // (INVALID_JSON, INVALID_INPUT) that http-errors.ts turns into a 400, so a malformed request never
 // reaches the ledgers and never writes.
 
-import { InvalidInputError } from '@nexus/core';
+import { InvalidInputError } from '@agent-ledger/core';
 import type { Context } from 'hono';
 import type { z } from 'zod';
 import { HttpError } from './http-errors.ts';

@@ -3,7 +3,7 @@
 // on its poll timer, reads the head and the newest compaction above it (both O(1)), and sends what
 // changed; so a burst of writes is one check, and writes from other processes are seen by polling.
 
-import type { AgentsLedger } from '@nexus/agents-ledger';
+import type { AgentsLedger } from '@agent-ledger/agents-ledger';
 import type { Context } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import { errorBody } from './http-errors.ts';

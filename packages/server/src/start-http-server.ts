@@ -2,9 +2,10 @@
 // whole conversations, and an open port on a shared network would hand them to anyone.
 
 import type { AddressInfo } from 'node:net';
+import { InvalidInputError } from '@agent-ledger/core';
 import { serve } from '@hono/node-server';
-import { InvalidInputError } from '@nexus/core';
 import { isLoopbackHost } from './access-guard.ts';
+import { DEFAULT_HOST, DEFAULT_PORT } from './defaults.ts';
 import { createHttpApp, type HttpAppOptions } from './http-app.ts';
 import { HttpError } from './http-errors.ts';
 
@@ -26,9 +27,6 @@ export interface RunningHttpServer {
 }
 
 export const DEFAULT_CLOSE_GRACE_MS = 5000;
-
-export const DEFAULT_HOST = '127.0.0.1';
-export const DEFAULT_PORT = 7700;
 
 export async function startHttpServer(options: HttpServerOptions): Promise<RunningHttpServer> {
   const host = options.host ?? DEFAULT_HOST;

@@ -16,7 +16,7 @@ describe('nexus mcp over stdio', () => {
     const seeded = await seed(fixture.ledger, fixture.events);
     const transport = new StdioClientTransport({
       command: process.execPath,
-      args: ['apps/cli/bin/nexus.js', 'mcp', '--db', fixture.dbPath],
+      args: ['apps/cli/dist/bin/nexus.js', 'mcp', '--db', fixture.dbPath],
       cwd: repository,
       stderr: 'pipe',
     });

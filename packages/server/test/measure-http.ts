@@ -5,8 +5,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { openAgentsLedger } from '@nexus/agents-ledger';
-import { createEventsLedger } from '@nexus/events-ledger';
+import { openAgentsLedger } from '@agent-ledger/agents-ledger';
+import { createEventsLedger } from '@agent-ledger/events-ledger';
 import { startHttpServer } from '../src/index.ts';
 
 const appends = Number(process.argv[2] ?? 2000);

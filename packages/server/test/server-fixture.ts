@@ -5,8 +5,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { type AgentsLedger, openAgentsLedger } from '@nexus/agents-ledger';
-import { createEventsLedger, type EventsLedger } from '@nexus/events-ledger';
+import { type AgentsLedger, openAgentsLedger } from '@agent-ledger/agents-ledger';
+import { createEventsLedger, type EventsLedger } from '@agent-ledger/events-ledger';
 import type { Hono } from 'hono';
 import { afterEach, beforeEach } from 'vitest';
 import { createHttpApp, type HttpAppOptions } from '../src/index.ts';

@@ -2,7 +2,7 @@
 // this server, or by another connection to the file that the server only sees by polling),
 // `compaction` when one lands, heartbeats when idle, and the server lets go when the client leaves.
 
-import { openAgentsLedger } from '@nexus/agents-ledger';
+import { openAgentsLedger } from '@agent-ledger/agents-ledger';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { type RunningHttpServer, SessionSignals, startHttpServer } from '../src/index.ts';
 import { type Fixture, jsonRequest, openFixture } from './server-fixture.ts';

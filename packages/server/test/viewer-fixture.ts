@@ -6,9 +6,9 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { type AgentsLedger, type AppendTurnInput, openAgentsLedger } from '@nexus/agents-ledger';
-import { type CompactionTurn, type Session, sequentialIds } from '@nexus/core';
-import { createEventsLedger, type EventsLedger } from '@nexus/events-ledger';
+import { type AgentsLedger, type AppendTurnInput, openAgentsLedger } from '@agent-ledger/agents-ledger';
+import { type CompactionTurn, type Session, sequentialIds } from '@agent-ledger/core';
+import { createEventsLedger, type EventsLedger } from '@agent-ledger/events-ledger';
 
 export interface ViewerFixture {
   ledger: AgentsLedger;

@@ -1,7 +1,7 @@
 // The one interface every summarizer implements: the offline extractive default and model-backed
 // ones. Compaction strategies depend on this interface only.
 
-import type { SummarizerUsage } from '@nexus/core';
+import type { SummarizerUsage } from '@agent-ledger/core';
 
 /** A turn as a summarizer sees it: its id (so a summary can cite it), who spoke, and its text. */
 export interface SummarizableTurn {

@@ -1,10 +1,10 @@
-// The record of what was imported, over the ledger's store (ImportStore in @nexus/db): which ledger
+// The record of what was imported, over the ledger's store (ImportStore in @agent-ledger/store): which ledger
 // session each source session became, and which turn holds each source line. Lines are recorded
 // after the turns holding them are written, buffered and written a batch at a time (one store write
 // per batch of turns, not one per line); lookups see the buffered lines too. Each lookup is by the
 // source's key, so a re-run over a transcript costs O(lines), whatever the ledger holds.
 
-import type { AgentsLedger } from '@nexus/agents-ledger';
+import type { AgentsLedger } from '@agent-ledger/agents-ledger';
 
 export interface SourceRecord {
   sessionId: string;

@@ -4,8 +4,8 @@
 
 import { readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { type AgentsLedger, type ImportResult, importConversation, validateConversation } from '@nexus/agents-ledger';
-import { InvalidInputError, LedgerError, type SessionSettings } from '@nexus/core';
+import { type AgentsLedger, type ImportResult, importConversation, validateConversation } from '@agent-ledger/agents-ledger';
+import { InvalidInputError, LedgerError, type SessionSettings } from '@agent-ledger/core';
 import { claudeCodeFormat } from './formats/claude-code.ts';
 import { codexFormat } from './formats/codex.ts';
 import { isMessagesJson, messagesEntries } from './formats/messages-json.ts';

@@ -1,4 +1,4 @@
-// @nexus/transcripts: the transcripts people already have (Claude Code, Codex, pi, Messages-API
+// @agent-ledger/transcripts: the transcripts people already have (Claude Code, Codex, pi, Messages-API
 // JSON, nexus-eval/v1) into the agents ledger, idempotently, and sessions back out as pi JSONL,
 // Anthropic Messages JSON or nexus-eval/v1. See docs/import-export.md.
 

@@ -3,7 +3,7 @@
 // Opening a source finds the session an earlier import made, or creates it (a fork when the
 // source continues another one).
 
-import type { AgentsLedger } from '@nexus/agents-ledger';
+import type { AgentsLedger } from '@agent-ledger/agents-ledger';
 import type { ImportRecords } from './import-store.ts';
 import type { SourceSession, TranscriptEntry } from './transcript-entry.ts';
 import type { WriteOptions } from './write-entries.ts';

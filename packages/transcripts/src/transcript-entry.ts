@@ -2,7 +2,7 @@
 // the source lines it holds and its parent line. The writer (write-entries.ts) knows nothing of
 // any format, and the formats know nothing of the ledger.
 
-import type { CompactionTrigger, ContentBlock, Role } from '@nexus/core';
+import type { CompactionTrigger, ContentBlock, Role } from '@agent-ledger/core';
 
 export type FormatName = 'claude-code' | 'codex' | 'pi' | 'messages' | 'nexus-eval';
 

@@ -8,8 +8,8 @@
 // turn names its lines in its metadata: openSource records the lines of turns that lack them), so
 // an interrupted import resumes where it stopped without writing a turn twice.
 
-import type { AgentsLedger, AppendTurnInput } from '@nexus/agents-ledger';
-import { type CompactionTurn, LedgerError, type SessionSettings } from '@nexus/core';
+import type { AgentsLedger, AppendTurnInput } from '@agent-ledger/agents-ledger';
+import { type CompactionTurn, LedgerError, type SessionSettings } from '@agent-ledger/core';
 import type { ImportRecords } from './import-store.ts';
 import { freshPart, lineTurnOf, openPendingFork, openSource, type SourceState } from './source-state.ts';
 import type { CompactionEntry, FormatName, SkipEntry, TranscriptEntry, TurnEntry } from './transcript-entry.ts';

@@ -4,8 +4,8 @@
 // Also checks the Anthropic and nexus-eval exports on one session.
 
 import { Readable } from 'node:stream';
-import type { AgentsLedger } from '@nexus/agents-ledger';
-import type { Turn } from '@nexus/core';
+import type { AgentsLedger } from '@agent-ledger/agents-ledger';
+import type { Turn } from '@agent-ledger/core';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { exportAnthropic, exportNexus, exportPi, importTranscripts } from '../src/index.ts';

@@ -5,8 +5,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type AgentsLedger, openAgentsLedger } from '@nexus/agents-ledger';
-import type { Turn } from '@nexus/core';
+import { type AgentsLedger, openAgentsLedger } from '@agent-ledger/agents-ledger';
+import type { Turn } from '@agent-ledger/core';
 
 export const FIXTURES = path.join(path.dirname(fileURLToPath(import.meta.url)), 'fixtures');
 

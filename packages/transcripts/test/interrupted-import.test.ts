@@ -3,7 +3,7 @@
 // turns' own metadata, no turn is written twice, and the ledger ends as a clean import leaves it.
 
 import path from 'node:path';
-import type { AgentsLedger } from '@nexus/agents-ledger';
+import type { AgentsLedger } from '@agent-ledger/agents-ledger';
 import { afterEach, describe, expect, it } from 'vitest';
 import { importTranscripts } from '../src/index.ts';
 import { countStored, describeTurn, FIXTURES, historyOf, openTempLedger, type TempLedger } from './helpers.ts';

@@ -2,8 +2,8 @@
 // summarizer then falls back to the extractive one when the API fails), otherwise the offline
 // model and the extractive summarizer, so the command always runs.
 
-import { type ChatModel, createAnthropicChatModel, createOfflineChatModel } from '@nexus/runtime';
-import { createAnthropicSummarizer, createExtractiveSummarizer, type Summarizer } from '@nexus/summarizers';
+import { type ChatModel, createAnthropicChatModel, createOfflineChatModel } from '@agent-ledger/runtime';
+import { createAnthropicSummarizer, createExtractiveSummarizer, type Summarizer } from '@agent-ledger/summarizers';
 
 export interface ModelChoice {
   model: ChatModel;

@@ -2,9 +2,9 @@
 // and prints lines. They never throw for a person's mistake: the chat loop prints the error and
 // carries on.
 
-import type { AgentsLedger, SessionTree } from '@nexus/agents-ledger';
-import { InvalidInputError } from '@nexus/core';
-import type { ChatRuntime } from '@nexus/runtime';
+import type { AgentsLedger, SessionTree } from '@agent-ledger/agents-ledger';
+import { InvalidInputError } from '@agent-ledger/core';
+import type { ChatRuntime } from '@agent-ledger/runtime';
 import { clip, contextText, turnLine } from '../render.ts';
 
 export interface ChatState {

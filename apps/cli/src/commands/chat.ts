@@ -3,11 +3,10 @@
 // at end of input after any background compaction has landed.
 
 import { createInterface } from 'node:readline';
-import { LedgerError } from '@nexus/core';
-import { createChatRuntime, type RuntimeNotice } from '@nexus/runtime';
+import { LedgerError } from '@agent-ledger/core';
+import type { RuntimeNotice } from '@agent-ledger/runtime';
 import { stringOption, UsageError } from '../arguments.ts';
-import { chooseModels } from '../chat/choose-models.ts';
-import { type ChatState, runSlashCommand } from '../chat/slash-commands.ts';
+import type { ChatState } from '../chat/slash-commands.ts';
 import { messageForCli } from '../cli-conventions.ts';
 import type { Command, CommandIo } from '../command.ts';
 import { clip } from '../render.ts';
@@ -51,6 +50,12 @@ export const chatCommand: Command = {
     if (io.json)
       throw new UsageError('nexus chat is interactive and has no --json output; use `nexus context` or `nexus history --json`.');
     const timeoutSeconds = timeoutOption(options.timeout ?? env.NEXUS_MODEL_TIMEOUT, options.timeout === undefined);
+    // The runtime and the model SDK load only when a chat starts (they are most of the CLI's code).
+    const [{ createChatRuntime }, { chooseModels }, { runSlashCommand }] = await Promise.all([
+      import('@agent-ledger/runtime'),
+      import('../chat/choose-models.ts'),
+      import('../chat/slash-commands.ts'),
+    ]);
     const choice = chooseModels(env, {
       offline: options.offline === true,
       model: stringOption(options.model),

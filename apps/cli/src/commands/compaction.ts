@@ -1,6 +1,6 @@
 // `nexus compact` and `nexus fork`.
 
-import type { CompactionTrigger } from '@nexus/core';
+import type { CompactionTrigger } from '@agent-ledger/core';
 import { integerOption, stringOption, UsageError } from '../arguments.ts';
 import type { Command } from '../command.ts';
 import { SETTINGS_OPTIONS, settingsFromOptions } from './session.ts';

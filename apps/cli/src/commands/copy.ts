@@ -1,12 +1,12 @@
 // `nexus copy --from LOCATION --to LOCATION`: a whole ledger from one engine to another (a SQLite
 // file to a PostgreSQL database, back, or between two of a kind), ids and hashes kept. The work is
-// @nexus/db's copyLedger; this file opens both stores, draws progress on a terminal and reports.
+// @agent-ledger/store's copyLedger; this file opens both stores, draws progress on a terminal and reports.
 
-import { type CopyLedgerCounts, type CopyLedgerProgress, copyLedger, type LedgerStore, openLedgerStore } from '@nexus/db';
+import type { CopyLedgerCounts, CopyLedgerProgress, LedgerStore } from '@agent-ledger/store';
 import { stringOption, UsageError } from '../arguments.ts';
 import { shellQuote } from '../cli-conventions.ts';
 import type { Command, CommandIo } from '../command.ts';
-import { progressBar } from '../progress-bar.ts';
+import type * as ProgressBarModule from '../progress-bar.ts';
 
 export const copyCommand: Command = {
   path: ['copy'],
@@ -37,7 +37,11 @@ export const copyCommand: Command = {
     if (from === to) throw new UsageError('--from and --to name the same ledger: copy into a new file or database.');
     let source: LedgerStore | null = null;
     let target: LedgerStore | null = null;
-    const progress = startCopyProgress(io);
+    const [{ copyLedger, openLedgerStore }, { progressBar }] = await Promise.all([
+      import('@agent-ledger/store'),
+      import('../progress-bar.ts'),
+    ]);
+    const progress = startCopyProgress(io, progressBar);
     try {
       // The source must be a ledger already (a typo must not create an empty one and copy nothing).
       source = openLedgerStore(from, { mustExist: true });
@@ -80,7 +84,7 @@ interface CopyProgressBar {
 }
 
 /** A progress bar over the source's turns (cli-progress), on stderr only when it is a terminal. */
-function startCopyProgress(io: CommandIo): CopyProgressBar {
+function startCopyProgress(io: CommandIo, progressBar: typeof ProgressBarModule.progressBar): CopyProgressBar {
   const bar = progressBar(io, 'copying {bar} {value}/{total} turns | {sessions} sessions | {events} events | {stage}');
   let started = false;
   let stopped = false;

@@ -3,9 +3,8 @@
 import { createReadStream } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
-import { InvalidInputError, LedgerError, type LedgerEvent } from '@nexus/core';
-import type { AppendEventInput, EventsLedger } from '@nexus/events-ledger';
-import { parseCheckpoint, validateEventInput } from '@nexus/events-ledger';
+import { InvalidInputError, LedgerError, type LedgerEvent } from '@agent-ledger/core';
+import type { AppendEventInput, EventsLedger } from '@agent-ledger/events-ledger';
 import { integerOption, stringOption, timeOption, UsageError } from '../arguments.ts';
 import { ALREADY_WRITTEN, type Command } from '../command.ts';
 import { clip } from '../render.ts';
@@ -107,6 +106,7 @@ async function ingest(
   },
 ): Promise<IngestResult> {
   const result: IngestResult = { appended: 0, duplicates: 0, conflicts: [], rejected: [] };
+  const { validateEventInput } = await import('@agent-ledger/events-ledger');
   const input = path === '-' ? options.stdin : await openFile(path);
   let batch: AppendEventInput[] = [];
   let batchLines: number[] = [];
@@ -216,6 +216,7 @@ export const eventsVerify: Command = {
     'verify against it. Exits 1 when a link is broken or the checkpoint does not hold.',
   async run({ options, io, openEventsLedger }) {
     const file = stringOption(options.checkpoint);
+    const { parseCheckpoint } = await import('@agent-ledger/events-ledger');
     const checkpoint = file === undefined ? undefined : parseCheckpoint(parseJson(await readText(file), file));
     const result = await openEventsLedger().verify({
       channel: stringOption(options.channel),

@@ -4,9 +4,8 @@
 
 import { once } from 'node:events';
 import { createWriteStream } from 'node:fs';
-import { InvalidInputError } from '@nexus/core';
-import { displayLocation } from '@nexus/db';
-import { exportAnthropic, exportNexus, exportPi } from '@nexus/transcripts';
+import { InvalidInputError } from '@agent-ledger/core';
+import { displayLocation } from '@agent-ledger/store';
 import { stringOption } from '../arguments.ts';
 import { ALREADY_WRITTEN, type Command } from '../command.ts';
 
@@ -44,6 +43,7 @@ export const exportCommand: Command = {
       throw new InvalidInputError(`--budget must be a whole number of tokens; got ${budget}.`, 'budget');
     const at = stringOption(options.at);
     if (at !== undefined && format !== 'anthropic') throw new InvalidInputError('--at applies to --format anthropic only.', 'at');
+    const { exportAnthropic, exportNexus, exportPi } = await import('@agent-ledger/transcripts');
     const chunks: AsyncIterable<string> | Iterable<string> =
       format === 'pi'
         ? exportPi(ledger, sessionId)

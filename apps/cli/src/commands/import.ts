@@ -1,11 +1,10 @@
 // `nexus import PATH…`: the transcripts people already have (Claude Code, Codex, pi, Messages-API
 // JSON, nexus-eval/v1) into the ledger, files, folders and stdin, idempotently. The work is
-// @nexus/transcripts'; this file parses options, shows a progress bar on a terminal and reports.
+// @agent-ledger/transcripts'; this file parses options, shows a progress bar on a terminal and reports.
 
-import { type FormatName, importTranscripts, type TranscriptImportResult } from '@nexus/transcripts';
+import type { FormatName, TranscriptImportResult } from '@agent-ledger/transcripts';
 import { stringOption } from '../arguments.ts';
 import type { Command } from '../command.ts';
-import { startImportProgress } from '../import/import-progress.ts';
 import { SETTINGS_OPTIONS, settingsFromOptions } from './session.ts';
 
 const SHOWN_PROBLEMS = 20;
@@ -38,6 +37,10 @@ export const importCommand: Command = {
     'times). Formats and what is kept: docs/import-export.md.',
   ].join('\n'),
   async run({ positionals, options, io, openLedger }) {
+    const [{ importTranscripts }, { startImportProgress }] = await Promise.all([
+      import('@agent-ledger/transcripts'),
+      import('../import/import-progress.ts'),
+    ]);
     const progress = startImportProgress(io);
     let result: TranscriptImportResult;
     try {

@@ -2,8 +2,7 @@
 // stdout carries the protocol, so this command prints nothing there: its log line goes to stderr.
 // It ends when the client closes stdin, or on SIGINT / SIGTERM.
 
-import { displayLocation } from '@nexus/db';
-import { serveMcpOverStdio } from '@nexus/server';
+import { displayLocation } from '@agent-ledger/store';
 import { UsageError } from '../arguments.ts';
 import type { Command } from '../command.ts';
 
@@ -24,6 +23,7 @@ export const mcpCommand: Command = {
     process.once('SIGTERM', abort);
     process.stderr.write(`nexus mcp: serving ${displayLocation(dbPath)} on stdio\n`);
     try {
+      const { serveMcpOverStdio } = await import('@agent-ledger/server');
       await serveMcpOverStdio({ ledger: openLedger(), input: io.stdin, output: process.stdout, signal: stop.signal });
     } finally {
       process.off('SIGINT', abort);

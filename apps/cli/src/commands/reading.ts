@@ -1,6 +1,6 @@
 // `nexus context`, `nexus history`, `nexus tree`: read-only views.
 
-import type { SessionTree } from '@nexus/agents-ledger';
+import type { SessionTree } from '@agent-ledger/agents-ledger';
 import { integerOption, stringOption } from '../arguments.ts';
 import { ALREADY_WRITTEN, type Command } from '../command.ts';
 import { contextText, turnLine } from '../render.ts';

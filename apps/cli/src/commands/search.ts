@@ -1,8 +1,8 @@
 // `nexus search` and `nexus doctor`.
 
-import type { Problem, TurnHit } from '@nexus/agents-ledger';
-import { InvalidInputError, type Role, type TurnType } from '@nexus/core';
-import type { EventHit } from '@nexus/events-ledger';
+import type { Problem, TurnHit } from '@agent-ledger/agents-ledger';
+import { InvalidInputError, type Role, type TurnType } from '@agent-ledger/core';
+import type { EventHit } from '@agent-ledger/events-ledger';
 import { integerOption, stringOption, timeOption, UsageError } from '../arguments.ts';
 import type { Command } from '../command.ts';
 import { clip } from '../render.ts';

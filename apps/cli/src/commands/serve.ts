@@ -2,7 +2,7 @@
 // printed is `listening on http://HOST:PORT`, so a script (or a test) that starts it with --port 0
 // can read where it went.
 
-import { DEFAULT_HOST, DEFAULT_MAX_BODY_BYTES, DEFAULT_PORT, startHttpServer } from '@nexus/server';
+import { DEFAULT_HOST, DEFAULT_MAX_BODY_BYTES, DEFAULT_PORT } from '@agent-ledger/server/defaults';
 import { integerOption, stringOption, UsageError } from '../arguments.ts';
 import type { Command } from '../command.ts';
 
@@ -35,6 +35,7 @@ export const serveCommand: Command = {
     if (io.json) throw new UsageError('nexus serve runs until stopped and has no --json output.');
     const port = integerOption(options.port, 'port');
     const token = stringOption(options.token) ?? (env.NEXUS_TOKEN || undefined);
+    const { startHttpServer } = await import('@agent-ledger/server');
     const server = await startHttpServer({
       ledger: openLedger(),
       events: openEventsLedger(),

@@ -1,8 +1,8 @@
 // `nexus turn append`: from flags, or from a JSON file (one turn or an array, in one transaction).
 
 import { readFileSync } from 'node:fs';
-import type { AppendTurnInput } from '@nexus/agents-ledger';
-import { InvalidInputError, type Role } from '@nexus/core';
+import type { AppendTurnInput } from '@agent-ledger/agents-ledger';
+import { InvalidInputError, type Role } from '@agent-ledger/core';
 import { stringOption, UsageError } from '../arguments.ts';
 import type { Command } from '../command.ts';
 

@@ -1,7 +1,7 @@
 // The import's progress bar (cli-progress): files, lines and turns, drawn on stderr only when it is
 // a terminal (CommandIo.progress is silent otherwise), so piped output and --json stay clean.
 
-import type { ImportProgress } from '@nexus/transcripts';
+import type { ImportProgress } from '@agent-ledger/transcripts';
 import type { CommandIo } from '../command.ts';
 import { progressBar } from '../progress-bar.ts';
 

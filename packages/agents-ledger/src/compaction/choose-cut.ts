@@ -1,7 +1,7 @@
 // Where a compaction cuts the window: everything before the cut is summarized, everything after is
 // kept raw. Pure, so it can be tested on plain arrays.
 
-import { type NormalTurn, NothingToCompactError } from '@nexus/core';
+import { type NormalTurn, NothingToCompactError } from '@agent-ledger/core';
 import { groupIntoUnits, startsWithUserText } from '../context/turn-units.ts';
 import type { CompactionInput } from './compaction-strategy.ts';
 

@@ -8,10 +8,17 @@
 // strategy `persist` its state. A strategy with state of its own (union-find's forest) owns how it is
 // read and written; the ledger knows nothing of it, so a third strategy needs no change here.
 
-import type { CompactionTrigger, CompactionTurn, NormalTurn, SessionSettings, SummarizerUsage, TokenCounter } from '@nexus/core';
-import type { StoreOperations, TurnRecord } from '@nexus/db';
-import type { ForestConfig } from '@nexus/forest';
-import type { Summarizer, SummarizerCall } from '@nexus/summarizers';
+import type {
+  CompactionTrigger,
+  CompactionTurn,
+  NormalTurn,
+  SessionSettings,
+  SummarizerUsage,
+  TokenCounter,
+} from '@agent-ledger/core';
+import type { ForestConfig } from '@agent-ledger/forest';
+import type { StoreOperations, TurnRecord } from '@agent-ledger/store';
+import type { Summarizer, SummarizerCall } from '@agent-ledger/summarizers';
 import type { ForestCache } from '../topics/forest-cache.ts';
 
 export type { ForestOutcome } from './union-find-strategy.ts';

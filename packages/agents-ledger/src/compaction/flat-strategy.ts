@@ -1,7 +1,7 @@
 // The spec's flat strategy: one recursive summary. The new summary folds in the previous
 // compaction's summary plus the turns since it that fall before the cut; recent turns stay raw.
 
-import { contentText, type NormalTurn } from '@nexus/core';
+import { contentText, type NormalTurn } from '@agent-ledger/core';
 import { requireCut } from './choose-cut.ts';
 import type { CompactionInput, CompactionPlan, CompactionStrategy } from './compaction-strategy.ts';
 

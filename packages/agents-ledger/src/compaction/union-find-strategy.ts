@@ -4,9 +4,9 @@
 // summary budget (contexts choose from them); the compaction turn's summary is the topics fitted to
 // the budget as a context without a query fits them, for readers that know nothing of topics.
 
-import { contentText, isCompaction, LedgerError, SummarizerError, type Turn } from '@nexus/core';
-import type { ClusterSummaryRequest, ForestChanges, TopicForest } from '@nexus/forest';
-import { lineSalience, type SummarizerCall } from '@nexus/summarizers';
+import { contentText, isCompaction, LedgerError, SummarizerError, type Turn } from '@agent-ledger/core';
+import type { ClusterSummaryRequest, ForestChanges, TopicForest } from '@agent-ledger/forest';
+import { lineSalience, type SummarizerCall } from '@agent-ledger/summarizers';
 import { turnFromRow } from '../store/row-mapping.ts';
 import { readTurnRowsById } from '../store/turns-by-id.ts';
 import { fitTopics } from '../topics/fit-topics.ts';

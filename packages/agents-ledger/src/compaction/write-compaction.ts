@@ -5,8 +5,13 @@
 // compaction (the row is planned again on the new head, no summarizer involved); a compaction that
 // landed meanwhile, or a head that may not move, is a HeadConflictError and nothing is written.
 
-import { type CompactionTrigger, CompactionWouldNotShrinkError, HeadConflictError, type SummarizerUsage } from '@nexus/core';
-import type { StoredTurn, StoreOperations, TurnRecord } from '@nexus/db';
+import {
+  type CompactionTrigger,
+  CompactionWouldNotShrinkError,
+  HeadConflictError,
+  type SummarizerUsage,
+} from '@agent-ledger/core';
+import type { StoredTurn, StoreOperations, TurnRecord } from '@agent-ledger/store';
 import { planTurnRecord } from '../append-turn.ts';
 import { contextTokensAt, effectiveCompaction } from '../chain-arithmetic.ts';
 import type { LedgerContext } from '../ledger-context.ts';

@@ -2,7 +2,7 @@
 // the raw turns, as Anthropic Messages API input, within a token budget. The ledger decides which
 // turns are candidates; this module decides what fits and makes it valid to send.
 
-import { countContentTokens, countMessagesTokens, type Message, type NormalTurn, type TokenCounter } from '@nexus/core';
+import { countContentTokens, countMessagesTokens, type Message, type NormalTurn, type TokenCounter } from '@agent-ledger/core';
 import { pairToolCalls } from './pair-tool-calls.ts';
 import { groupIntoUnits } from './turn-units.ts';
 

@@ -5,8 +5,8 @@
 // footnote facts; retrieval alone loses the thread; together they keep both. The share is a policy
 // (RetrievalPolicy), chosen from the evaluation (docs/context.md#retrieval-and-the-hybrid-context).
 
-import { countContentTokens, countMessagesTokens, InvalidInputError, type TokenCounter } from '@nexus/core';
-import type { StoredTurn } from '@nexus/db';
+import { countContentTokens, countMessagesTokens, InvalidInputError, type TokenCounter } from '@agent-ledger/core';
+import type { StoredTurn } from '@agent-ledger/store';
 import { type BuildContextOptions, type BuiltContext, buildContext, type RetrievalPolicy } from '../build-context.ts';
 import type { LedgerContext } from '../ledger-context.ts';
 import { DEFAULT_RECALL_TUNING, packRecall, rankRecall } from '../retrieval/recall-turns.ts';

@@ -12,7 +12,7 @@ import {
   type ToolResultBlock,
   type ToolUseBlock,
   toolResultText,
-} from '@nexus/core';
+} from '@agent-ledger/core';
 
 /** The text of the result that stands in for a call that was never answered. */
 export const INTERRUPTED_TOOL_RESULT =

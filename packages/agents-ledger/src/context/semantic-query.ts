@@ -3,7 +3,7 @@
 // built. Without an embedder, or when the embedder fails, recall is bm25 alone: a
 // context is never refused because an embedding service is down.
 
-import { type Embedder, type InvalidInputError, LedgerError } from '@nexus/core';
+import { type Embedder, type InvalidInputError, LedgerError } from '@agent-ledger/core';
 import type { LedgerContext } from '../ledger-context.ts';
 import { checkVectors, embedLine } from '../retrieval/turn-vectors.ts';
 import { chainSegments, requireTurnRow } from '../store/chain.ts';

@@ -2,7 +2,7 @@
 // turns that carry those tools' results. Both the compaction cut and context trimming move in
 // whole units, which is how a tool_use is never separated from its tool_result.
 
-import { type NormalTurn, toolResultIds, toolUseIds } from '@nexus/core';
+import { type NormalTurn, toolResultIds, toolUseIds } from '@agent-ledger/core';
 
 export interface TurnUnit {
   turns: NormalTurn[];

@@ -3,7 +3,7 @@
 // field, before anything is imported. Message content is checked by the importer's own rules
 // (message-content.ts): an empty message passes, and is skipped on import.
 
-import { type ContentBlock, InvalidInputError, toolResultIds, toolUseIds } from '@nexus/core';
+import { type ContentBlock, InvalidInputError, toolResultIds, toolUseIds } from '@agent-ledger/core';
 import { RESULT_LOOKBACK_TURNS } from '../append-turn.ts';
 import { importableContent } from './message-content.ts';
 

@@ -2,7 +2,7 @@
 // compacting whenever the session crosses its threshold. Used by `nexus import`, the demo and the
 // evaluation. An empty message is skipped and listed (message-content.ts says why).
 
-import { LedgerError, type NormalTurn, type SessionSettings, toolUseIds } from '@nexus/core';
+import { LedgerError, type NormalTurn, type SessionSettings, toolUseIds } from '@agent-ledger/core';
 import type { AgentsLedger } from '../agents-ledger.ts';
 import type { Conversation } from './conversation-file.ts';
 import { importableContent } from './message-content.ts';

@@ -8,7 +8,7 @@
 // a message that says something, whitespace-only text blocks are dropped. Everything else must pass
 // the ledger's own content rules (validate-input.ts), which the check applies unchanged.
 
-import type { ContentBlock } from '@nexus/core';
+import type { ContentBlock } from '@agent-ledger/core';
 import { validateBlocksForRole, validateContent } from '../validate-input.ts';
 
 /**

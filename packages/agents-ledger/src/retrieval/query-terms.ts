@@ -2,7 +2,7 @@
 // over text. Stopwords are left out (a question's "did", "what", "with" match every other turn and
 // only dilute bm25); a query made of stopwords alone keeps them.
 
-import { STOPWORDS, WORD_PATTERN } from '@nexus/core';
+import { STOPWORDS, WORD_PATTERN } from '@agent-ledger/core';
 
 /** Most terms one search is given; a pasted page would otherwise make a huge query. */
 const MAX_TERMS = 32;

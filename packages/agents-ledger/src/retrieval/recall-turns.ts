@@ -7,8 +7,8 @@
 // score, less when far longer than the match; turns packed by value with no turn twice; one dated line per day and `[id speaker]` per
 // turn, so a date and a speaker cost a few tokens, not twenty per turn.
 
-import { InvalidInputError, type NormalTurn } from '@nexus/core';
-import type { StoredTurn, StoreOperations } from '@nexus/db';
+import { InvalidInputError, type NormalTurn } from '@agent-ledger/core';
+import type { StoredTurn, StoreOperations } from '@agent-ledger/store';
 import type { LedgerContext } from '../ledger-context.ts';
 import { type ChainSegment, chainSegments, requireSessionRow, requireTurnRow } from '../store/chain.ts';
 import { turnFromRow } from '../store/row-mapping.ts';

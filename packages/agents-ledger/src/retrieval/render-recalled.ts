@@ -3,7 +3,7 @@
 // `[id speaker] text`, and `…` where turns were skipped. Speakers are the importer's author names
 // when there are any ("Maria", not "assistant"): personal chats are about who said what.
 
-import { contentText, type NormalTurn, type TokenCounter } from '@nexus/core';
+import { contentText, type NormalTurn, type TokenCounter } from '@agent-ledger/core';
 
 export const RECALL_HEADER =
   'Recalled from earlier in the conversation for the new message, oldest first (a dated line opens each day; ' +

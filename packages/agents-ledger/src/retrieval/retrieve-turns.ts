@@ -3,8 +3,8 @@
 // retrieval-augmented generation sends, and one of the sources a hybrid context draws on (issue 8).
 // Every piece says which turns it holds and when they were said.
 
-import { contentText, InvalidInputError, type NormalTurn, searchTerms } from '@nexus/core';
-import type { StoredTurn, StoreOperations } from '@nexus/db';
+import { contentText, InvalidInputError, type NormalTurn, searchTerms } from '@agent-ledger/core';
+import type { StoredTurn, StoreOperations } from '@agent-ledger/store';
 import type { LedgerContext } from '../ledger-context.ts';
 import { searchTurns } from '../search/search-turns.ts';
 import { chainSegments, isOnChain, requireSessionRow, requireTurnRow } from '../store/chain.ts';

@@ -3,7 +3,7 @@
 // the line is read per query: exact, and fast enough for the lines a context searches (tens of
 // thousands of turns); an approximate index (sqlite-vec, pgvector) is the step for more.
 
-import { cosineSimilarity, type Embedder, InvalidInputError } from '@nexus/core';
+import { cosineSimilarity, type Embedder, InvalidInputError } from '@agent-ledger/core';
 import type { LedgerContext } from '../ledger-context.ts';
 import type { ChainSegment } from '../store/chain.ts';
 import type { LineMatch } from './line-matches.ts';

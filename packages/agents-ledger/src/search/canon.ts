@@ -2,8 +2,8 @@
 // compaction folds the previous one in, so once any compaction on the line has summarized the
 // turn, the line's newest compaction stands in for it.
 
-import type { CompactionTurn } from '@nexus/core';
-import type { StoredTurn, StoreOperations } from '@nexus/db';
+import type { CompactionTurn } from '@agent-ledger/core';
+import type { StoredTurn, StoreOperations } from '@agent-ledger/store';
 import { effectiveCompaction } from '../chain-arithmetic.ts';
 import { findCompactionThatSummarized } from '../history.ts';
 import type { LedgerContext } from '../ledger-context.ts';

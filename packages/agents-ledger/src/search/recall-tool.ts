@@ -2,7 +2,7 @@
 // including what compactions replaced — and open what it finds. The definition is Anthropic's tool
 // format; the handler returns compact text with ids that getTurn / getSummarizedTurns can open.
 
-import { searchTerms } from '@nexus/core';
+import { searchTerms } from '@agent-ledger/core';
 import type { AgentsLedger } from '../agents-ledger.ts';
 import type { TurnSearchResult } from './search-turns.ts';
 

@@ -4,8 +4,8 @@
 // turn as the canonical compaction that stands in for it, annotated `via`; the raw view reports
 // the matching turns themselves.
 
-import { InvalidInputError, type Role, requireSearchText, searchTerms, type TurnType } from '@nexus/core';
-import type { SessionRecord, StoreOperations } from '@nexus/db';
+import { InvalidInputError, type Role, requireSearchText, searchTerms, type TurnType } from '@agent-ledger/core';
+import type { SessionRecord, StoreOperations } from '@agent-ledger/store';
 import { effectiveCompaction } from '../chain-arithmetic.ts';
 import type { LedgerContext } from '../ledger-context.ts';
 import { chainSegments, requireSessionRow, requireTurnRow } from '../store/chain.ts';

@@ -5,8 +5,8 @@
 // (session, depth range) — one per fork on the way back to the root, and each segment is read with
 // one ranged store read. Reads cost O(turns returned + forks), never O(history).
 
-import { SessionNotFoundError, TurnNotFoundError } from '@nexus/core';
-import type { SessionRecord, StoredTurn, StoreOperations } from '@nexus/db';
+import { SessionNotFoundError, TurnNotFoundError } from '@agent-ledger/core';
+import type { SessionRecord, StoredTurn, StoreOperations } from '@agent-ledger/store';
 
 export interface ChainSegment {
   sessionId: string;

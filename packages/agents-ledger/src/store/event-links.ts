@@ -1,8 +1,8 @@
 // The links between turns and the events they cite. Written with the turn in the same store
 // operation; read in one store read per page of turns.
 
-import { EventNotFoundError, type Turn } from '@nexus/core';
-import type { StoredTurn, StoreOperations } from '@nexus/db';
+import { EventNotFoundError, type Turn } from '@agent-ledger/core';
+import type { StoredTurn, StoreOperations } from '@agent-ledger/store';
 import { turnFromRow } from './row-mapping.ts';
 
 /** Throws EventNotFoundError for the first id that names no stored event. */

@@ -1,8 +1,8 @@
-// Converts between database rows and the domain types of @nexus/core. The only place that knows
+// Converts between database rows and the domain types of @agent-ledger/core. The only place that knows
 // both shapes.
 
-import type { ContentBlock, Session, SessionCalibration, Turn } from '@nexus/core';
-import type { SessionRecord, StoredTurn } from '@nexus/db';
+import type { ContentBlock, Session, SessionCalibration, Turn } from '@agent-ledger/core';
+import type { SessionRecord, StoredTurn } from '@agent-ledger/store';
 
 /** `eventIds` are the events the turn cites; readers that show links pass them (see store/event-links.ts). */
 export function turnFromRow(row: StoredTurn, eventIds: string[] = []): Turn {

@@ -1,6 +1,6 @@
 // Turn rows by id, for readers that hold a list of ids (a topic's members, a forest's nodes).
 
-import type { StoredTurn, StoreOperations } from '@nexus/db';
+import type { StoredTurn, StoreOperations } from '@agent-ledger/store';
 
 /** The rows of `ids` that exist, by id (missing ids are simply absent). */
 export function readTurnRowsById(store: StoreOperations, ids: readonly string[]): Promise<Map<string, StoredTurn>> {

@@ -3,8 +3,8 @@
 // the compaction covers, and replaying each session's current forest finds one compactor per turn,
 // no parent cycle, and the member counts and topics its compaction turn recorded.
 
-import { LedgerError } from '@nexus/core';
-import { TopicForest } from '@nexus/forest';
+import { LedgerError } from '@agent-ledger/core';
+import { TopicForest } from '@agent-ledger/forest';
 import type { Problem } from '../doctor.ts';
 import type { LedgerContext } from '../ledger-context.ts';
 import { loadForestState } from './forest-store.ts';

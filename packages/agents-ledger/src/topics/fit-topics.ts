@@ -16,7 +16,7 @@
 //    best line is worth that overhead, so one-line topics of chit-chat do not crowd out the facts
 //    of a large topic, and a large topic shows as many of its lines as beat everything else.
 
-import type { TokenCounter } from '@nexus/core';
+import type { TokenCounter } from '@agent-ledger/core';
 
 export interface TopicToFit {
   id: string;

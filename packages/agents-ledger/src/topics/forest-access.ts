@@ -4,8 +4,8 @@
 // needs the whole forest (topic-context.ts reads one compaction's clusters); topic operations that
 // follow members (find, expand) and compactions do.
 
-import type { StoreOperations } from '@nexus/db';
-import { TopicForest } from '@nexus/forest';
+import { TopicForest } from '@agent-ledger/forest';
+import type { StoreOperations } from '@agent-ledger/store';
 import type { LedgerContext } from '../ledger-context.ts';
 import { loadForestState } from './forest-store.ts';
 

@@ -1,7 +1,7 @@
 // Loaded forests by compaction id, so a runtime that compacts and builds contexts in one process
 // replays a forest's rows once, not on every call. Bounded: the least recently used go first.
 
-import type { TopicForest } from '@nexus/forest';
+import type { TopicForest } from '@agent-ledger/forest';
 import { LruMap } from '../lru-map.ts';
 
 export class ForestCache {

@@ -4,9 +4,9 @@
 // chain, oldest first, then takes the cluster snapshot of its own compaction. Readers that need
 // only one compaction's topics (a context) read its clusters alone (topic-context.ts).
 
-import { contentText, ForestIntegrityError } from '@nexus/core';
-import type { StoreOperations } from '@nexus/db';
-import type { Cluster, ForestChanges, ForestConfig, ForestState, TopicForest } from '@nexus/forest';
+import { contentText, ForestIntegrityError } from '@agent-ledger/core';
+import type { Cluster, ForestChanges, ForestConfig, ForestState, TopicForest } from '@agent-ledger/forest';
+import type { StoreOperations } from '@agent-ledger/store';
 import { readTurnRowsById } from '../store/turns-by-id.ts';
 
 /** A cluster as stored with a compaction: the forest's view plus how it is shown in a context. */
@@ -16,7 +16,7 @@ export interface TopicRecord {
   blockTokens: number;
 }
 
-/** The stored shapes, as the store names them (@nexus/db's ForestStore). */
+/** The stored shapes, as the store names them (@agent-ledger/store's ForestStore). */
 export type ForestWriteRecord = Parameters<StoreOperations['writeForest']>[0];
 export type ForestStateRecord = NonNullable<Awaited<ReturnType<StoreOperations['getForestState']>>>;
 export type ForestClusterRecord = Awaited<ReturnType<StoreOperations['forestClusters']>>[number];

@@ -2,7 +2,7 @@
 // tokens it costs when injected. Every block carries its topic id (to expand it), its time span
 // (temporal questions need dates) and the note-store spec's compacts=N / compaction=P% annotations.
 
-import type { TokenCounter } from '@nexus/core';
+import type { TokenCounter } from '@agent-ledger/core';
 
 export interface TopicBlockInput {
   id: string;

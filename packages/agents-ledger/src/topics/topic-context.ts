@@ -7,8 +7,8 @@
 // and the document frequencies of the query's terms, never the forest's nodes or its members'
 // turns, so it costs the same after a restart at 100k turns as at 1k.
 
-import { querySimilarity, queryTerms, storedCentroid, TfIdfModel, vectorNorm } from '@nexus/forest';
-import { lineSalience } from '@nexus/summarizers';
+import { querySimilarity, queryTerms, storedCentroid, TfIdfModel, vectorNorm } from '@agent-ledger/forest';
+import { lineSalience } from '@agent-ledger/summarizers';
 import type { LedgerContext } from '../ledger-context.ts';
 import { fitTopics } from './fit-topics.ts';
 import { type ForestClusterRecord, readTopicRows } from './forest-store.ts';

@@ -2,7 +2,7 @@
 // contexts and taking new members; nothing is deleted, and a restore is a newer row, so the record
 // of who dropped what, and when, stays.
 
-import type { StoreOperations } from '@nexus/db';
+import type { StoreOperations } from '@agent-ledger/store';
 
 /** Topic ids whose newest row in this session says dropped. */
 export async function activeDrops(store: StoreOperations, sessionId: string): Promise<Set<string>> {

@@ -2,8 +2,8 @@
 // topic to its turns, drop or restore a topic. All read the forest of the newest compaction on the
 // viewing session's line, so a fork sees its own topics and its source's up to the fork point.
 
-import { ClusterNotFoundError, type CompactionTurn, InvalidInputError, type Turn } from '@nexus/core';
-import type { SessionRecord, StoredTurn } from '@nexus/db';
+import { ClusterNotFoundError, type CompactionTurn, InvalidInputError, type Turn } from '@agent-ledger/core';
+import type { SessionRecord, StoredTurn } from '@agent-ledger/store';
 import { effectiveCompaction } from '../chain-arithmetic.ts';
 import { findCompactionThatSummarized } from '../history.ts';
 import type { LedgerContext } from '../ledger-context.ts';

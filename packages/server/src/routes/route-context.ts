@@ -1,7 +1,7 @@
 // What every route module gets: the two ledgers and the signals that wake live streams.
 
-import type { AgentsLedger } from '@nexus/agents-ledger';
-import type { EventsLedger } from '@nexus/events-ledger';
+import type { AgentsLedger } from '@agent-ledger/agents-ledger';
+import type { EventsLedger } from '@agent-ledger/events-ledger';
 import type { SessionSignals } from '../session-signals.ts';
 import type { StreamOptions } from '../session-stream.ts';
 

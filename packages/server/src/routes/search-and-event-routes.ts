@@ -1,6 +1,6 @@
 // /v1/search (turns, across compactions) and /v1/events (append idempotently, list, verify).
 
-import type { AppendEventInput } from '@nexus/events-ledger';
+import type { AppendEventInput } from '@agent-ledger/events-ledger';
 import type { Hono } from 'hono';
 import { readJsonBody, readQuery } from '../request-input.ts';
 import { eventsQuery, pickAppendEventsBody, searchQuery, verifyQuery } from '../request-schemas.ts';

@@ -1,6 +1,6 @@
 // /v1/sessions…: create, list, read, tree, append turns, compact, topics and the live stream.
 
-import type { AppendTurnInput } from '@nexus/agents-ledger';
+import type { AppendTurnInput } from '@agent-ledger/agents-ledger';
 import type { Hono } from 'hono';
 import { readJsonBody, readQuery } from '../request-input.ts';
 import { compactBody, createSessionBody, listSessionsQuery, pickAppendTurnsBody } from '../request-schemas.ts';

@@ -1,7 +1,7 @@
 // /v1/turns… and /v1/topics…: read a turn, its context, its history (NDJSON), its topic, the
 // turns a compaction stands for; fork from a turn; expand a topic.
 
-import type { Turn } from '@nexus/core';
+import type { Turn } from '@agent-ledger/core';
 import type { Hono } from 'hono';
 import { stream } from 'hono/streaming';
 import { readJsonBody, readQuery } from '../request-input.ts';

@@ -2,9 +2,9 @@
 // returns and records, and how each failure (API errors after retries, timeouts, malformed replies,
 // summaries the guards reject) falls back to another summarizer or defers the compaction.
 
+import { estimateTokenCounter, SummarizerError } from '@agent-ledger/core';
+import { type LoopbackApi, type LoopbackOptions, type LoopbackReply, startLoopbackApi } from '@agent-ledger/loopback-api';
 import Anthropic from '@anthropic-ai/sdk';
-import { estimateTokenCounter, SummarizerError } from '@nexus/core';
-import { type LoopbackApi, type LoopbackOptions, type LoopbackReply, startLoopbackApi } from '@nexus/loopback-api';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createExtractiveSummarizer } from '../extractive/extractive-summarizer.ts';
 import type { SummarizeInput, SummarizeResult, Summarizer } from '../summarizer.ts';

@@ -4,8 +4,8 @@
 // extractive one by default) or defers the compaction. Either way it never writes anything: the
 // ledger stores a compaction only from a summary this function returned.
 
+import { estimateTokenCounter, SummarizerError, type TokenCounter } from '@agent-ledger/core';
 import type Anthropic from '@anthropic-ai/sdk';
-import { estimateTokenCounter, SummarizerError, type TokenCounter } from '@nexus/core';
 import { createExtractiveSummarizer } from '../extractive/extractive-summarizer.ts';
 import type { SummarizeInput, SummarizeResult, Summarizer, SummarizerCall } from '../summarizer.ts';
 import { type AnthropicClientOptions, createAnthropicClient, describeApiFailure } from './anthropic-client.ts';

@@ -1,8 +1,8 @@
 // The count-tokens call on the real SDK against the loopback Messages API: the count it returns,
 // what it sends, and the SDK's own error when the API cannot answer.
 
+import { type LoopbackApi, startLoopbackApi } from '@agent-ledger/loopback-api';
 import Anthropic from '@anthropic-ai/sdk';
-import { type LoopbackApi, startLoopbackApi } from '@nexus/loopback-api';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createAnthropicTokenCount } from './anthropic-token-count.ts';
 

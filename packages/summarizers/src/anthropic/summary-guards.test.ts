@@ -1,7 +1,7 @@
 // The checks a model's summary passes before it may replace turns: refusals, empty and oversized
 // summaries are rejected; an accepted one is clipped to its budget at a line or sentence boundary.
 
-import { estimateTokenCounter } from '@nexus/core';
+import { estimateTokenCounter } from '@agent-ledger/core';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { clipSummary, isRefusal, rejectSummary } from './summary-guards.ts';

@@ -2,7 +2,7 @@
 // than what it summarizes, or that is a refusal ("I don't see any conversation…") would silently
 // lose the history it stands for, so it is rejected and the configured fallback takes over.
 
-import type { TokenCounter } from '@nexus/core';
+import type { TokenCounter } from '@agent-ledger/core';
 
 export type SummaryRejection = 'empty' | 'refusal' | 'did-not-shrink';
 

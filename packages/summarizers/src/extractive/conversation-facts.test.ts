@@ -3,7 +3,7 @@
 // not. The scorer ranks the first above the second, in a summary and in a summary cut to its best
 // lines (lineSalience).
 
-import { estimateTokenCounter } from '@nexus/core';
+import { estimateTokenCounter } from '@agent-ledger/core';
 import { describe, expect, it } from 'vitest';
 import { lineSalience } from './line-salience.ts';
 import { lineIds, summarize, turnsFrom } from './test-helpers.ts';

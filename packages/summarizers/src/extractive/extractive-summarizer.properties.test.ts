@@ -1,6 +1,6 @@
 // Properties of the extractive summarizer over random input, and its speed on a long conversation.
 
-import { estimateTokenCounter, type TokenCounter } from '@nexus/core';
+import { estimateTokenCounter, type TokenCounter } from '@agent-ledger/core';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { lineIds, summarize, textFromSources, turn } from './test-helpers.ts';

@@ -1,6 +1,6 @@
 // Behaviour of the extractive summarizer: budget, citations, selection, parsing and failure modes.
 
-import { estimateTokenCounter, LedgerError, SummarizerError, type TokenCounter } from '@nexus/core';
+import { estimateTokenCounter, LedgerError, SummarizerError, type TokenCounter } from '@agent-ledger/core';
 import { describe, expect, it } from 'vitest';
 import type { SummarizeInput } from '../summarizer.ts';
 import { createExtractiveSummarizer } from './extractive-summarizer.ts';

@@ -1,6 +1,6 @@
 // The offline default summarizer: keeps the most specific sentences that fit the budget, each cited by its turn id.
 
-import { estimateTokenCounter, LedgerError, SummarizerError, type TokenCounter } from '@nexus/core';
+import { estimateTokenCounter, LedgerError, SummarizerError, type TokenCounter } from '@agent-ledger/core';
 import type { SummarizeInput, SummarizeResult, Summarizer, SummarySource } from '../summarizer.ts';
 import { NearDuplicateIndex, WordNumbering } from './near-duplicates.ts';
 import { documentFrequencies, extractTerms, scoreSentences } from './score.ts';

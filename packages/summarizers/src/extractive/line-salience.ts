@@ -3,7 +3,7 @@
 // keeps what the summarizer itself would have kept first. Works on any summary text: a line of
 // another summarizer's prose is scored like any sentence.
 
-import type { TokenCounter } from '@nexus/core';
+import type { TokenCounter } from '@agent-ledger/core';
 import { documentFrequencies, extractTerms, scoreSentences } from './score.ts';
 
 /** `[t_abc] ` at the start of a line: the citation, not part of what the line says. */

@@ -1,6 +1,6 @@
 // Ranks sentences by the specific, rare information they carry, so a tight budget keeps facts over chatter.
 
-import { STOPWORDS, WORD_PATTERN } from '@nexus/core';
+import { STOPWORDS, WORD_PATTERN } from '@agent-ledger/core';
 
 interface Feature {
   pattern: RegExp;

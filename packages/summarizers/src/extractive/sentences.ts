@@ -1,6 +1,6 @@
 // Cuts text into the units the extractive summarizer ranks: prose sentences, and whole lines of code or lists.
 
-import type { TokenCounter } from '@nexus/core';
+import type { TokenCounter } from '@agent-ledger/core';
 
 /** Longer sentences are clipped, so one run-on paragraph cannot take a whole budget. */
 export const MAX_SENTENCE_TOKENS = 60;

@@ -1,6 +1,6 @@
 // Builders and readers shared by the extractive summarizer's tests.
 
-import { estimateTokenCounter, type TokenCounter } from '@nexus/core';
+import { estimateTokenCounter, type TokenCounter } from '@agent-ledger/core';
 import type { SummarizableTurn, SummarizeInput, SummarizeResult, SummarySource } from '../summarizer.ts';
 import { createExtractiveSummarizer } from './extractive-summarizer.ts';
 

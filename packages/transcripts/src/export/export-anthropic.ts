@@ -2,8 +2,8 @@
 // compaction's summary as a user message where it was written, as Claude Code and Codex show one),
 // or the context the ledger would send at a turn (summary in `system`, recent turns in `messages`).
 
-import type { AgentsLedger } from '@nexus/agents-ledger';
-import type { ContentBlock, Message } from '@nexus/core';
+import type { AgentsLedger } from '@agent-ledger/agents-ledger';
+import type { ContentBlock, Message } from '@agent-ledger/core';
 
 export interface AnthropicExportOptions {
   /** Export the context `buildContext` gives at this turn instead of the full history. */

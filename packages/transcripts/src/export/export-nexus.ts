@@ -2,7 +2,7 @@
 // its turn id as the message id. nexus-eval has no compactions: `nexus import` of the file replays
 // them with the ledger's own summarizer instead.
 
-import type { AgentsLedger, ConversationMessage } from '@nexus/agents-ledger';
+import type { AgentsLedger, ConversationMessage } from '@agent-ledger/agents-ledger';
 
 export async function exportNexus(ledger: AgentsLedger, sessionId: string): Promise<string> {
   const session = await ledger.getSession(sessionId);

@@ -2,8 +2,8 @@
 // fork's own turns as a branch from its fork point, compactions as `compaction` entries. Streams
 // line by line. Importing the file back gives the same turns, compactions and forks.
 
-import type { AgentsLedger, SessionTree } from '@nexus/agents-ledger';
-import type { CompactionTurn, NormalTurn, Turn } from '@nexus/core';
+import type { AgentsLedger, SessionTree } from '@agent-ledger/agents-ledger';
+import type { CompactionTurn, NormalTurn, Turn } from '@agent-ledger/core';
 
 type Json = Record<string, unknown>;
 

@@ -6,7 +6,7 @@
 // file (agent-<id>.jsonl, every line isSidechain) is a fork of its parent session.
 
 import path from 'node:path';
-import type { ContentBlock, TextBlock } from '@nexus/core';
+import type { ContentBlock, TextBlock } from '@agent-ledger/core';
 import { parseJsonLine } from '../read-lines.ts';
 import {
   type SourceLine,

@@ -5,7 +5,7 @@
 // outputs after them one tool_result turn; `compacted` is a compaction; session_meta.forked_from_id
 // makes the session a fork. Lines have no ids, so a line's number is its id (rollouts only grow).
 
-import type { ContentBlock } from '@nexus/core';
+import type { ContentBlock } from '@agent-ledger/core';
 import { parseJsonLine } from '../read-lines.ts';
 import {
   type SourceLine,

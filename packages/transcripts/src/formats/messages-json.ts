@@ -5,7 +5,7 @@
 
 import { createHash } from 'node:crypto';
 import path from 'node:path';
-import { type ContentBlock, InvalidInputError } from '@nexus/core';
+import { type ContentBlock, InvalidInputError } from '@agent-ledger/core';
 import { sessionLabel, type TranscriptEntry, timeOf } from '../transcript-entry.ts';
 import { toBlocks } from './claude-code.ts';
 

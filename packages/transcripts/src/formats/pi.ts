@@ -7,7 +7,7 @@
 
 import { closeSync, openSync, readSync } from 'node:fs';
 import path from 'node:path';
-import type { ContentBlock } from '@nexus/core';
+import type { ContentBlock } from '@agent-ledger/core';
 import { parseJsonLine } from '../read-lines.ts';
 import {
   type SourceLine,

@@ -1,2 +1,0 @@
-export type { MainIo } from './main.ts';
-export { main } from './main.ts';

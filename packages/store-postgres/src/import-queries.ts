@@ -1,0 +1,97 @@
+// Transcript imports on PostgreSQL: transcript_sources and transcript_lines, whose primary key
+// (source_key, line_id) makes each lookup one index probe. Lines go in as bound arrays, a few
+// thousand a statement.
+
+import type { ImportStore, TranscriptLineRecord, TranscriptSourceRecord } from '@agent-ledger/store';
+import type { PgExecutor } from './pg-executor.ts';
+
+/** Lines per INSERT: arrays this long keep one statement's parameters well under a megabyte. */
+const LINES_PER_STATEMENT = 5_000;
+
+// A line recorded already keeps its first turn (a re-run never moves a line), also when a batch
+// names one line twice.
+const INSERT_LINES =
+  'INSERT INTO transcript_lines (source_key, line_id, turn_id) ' +
+  'SELECT $1, line_id, turn_id FROM unnest($2::text[], $3::text[]) AS line (line_id, turn_id) ON CONFLICT DO NOTHING';
+
+export function importQueries(executor: PgExecutor): ImportStore {
+  const insertLines = (ex: PgExecutor, key: string, lines: readonly TranscriptLineRecord[]) =>
+    ex.execute(INSERT_LINES, [key, lines.map((line) => line.lineId), lines.map((line) => line.turnId)]);
+
+  return {
+    async getTranscriptSource(key) {
+      const [row] = await executor.query<TranscriptSourceRecord>(
+        'SELECT source_key AS key, format, session_id AS "sessionId", path, imported_at::float8 AS "importedAt" ' +
+          'FROM transcript_sources WHERE source_key = $1',
+        [key],
+      );
+      return row;
+    },
+
+    async insertTranscriptSource(source) {
+      await executor.execute(
+        'INSERT INTO transcript_sources (source_key, format, session_id, path, imported_at) VALUES ($1, $2, $3, $4, $5)',
+        [source.key, source.format, source.sessionId, source.path, source.importedAt],
+      );
+    },
+
+    async transcriptLineTurns(key, lineIds) {
+      const found = new Map<string, string | null>();
+      if (lineIds.length === 0) return found;
+      const rows = await executor.query<{ lineId: string; turnId: string | null }>(
+        'SELECT line_id AS "lineId", turn_id AS "turnId" FROM transcript_lines WHERE source_key = $1 AND line_id = ANY($2::text[])',
+        [key, [...new Set(lineIds)]],
+      );
+      for (const row of rows) found.set(row.lineId, row.turnId);
+      return found;
+    },
+
+    async recordTranscriptLines(key, lines) {
+      if (lines.length === 0) return;
+      // One statement is all or none by itself; more than one run in a transaction (or savepoint).
+      if (lines.length <= LINES_PER_STATEMENT) {
+        await insertLines(executor, key, lines);
+        return;
+      }
+      await executor.atomically(async (ex) => {
+        for (let start = 0; start < lines.length; start += LINES_PER_STATEMENT) {
+          await insertLines(ex, key, lines.slice(start, start + LINES_PER_STATEMENT));
+        }
+      });
+    },
+
+    // Keyset pages in the database's own order of the keys (the primary key's index serves it).
+    transcriptSourcePage: ({ afterKey, limit }) =>
+      afterKey === undefined
+        ? executor.query<TranscriptSourceRecord>(
+            'SELECT source_key AS key, format, session_id AS "sessionId", path, imported_at::float8 AS "importedAt" ' +
+              'FROM transcript_sources ORDER BY source_key LIMIT $1',
+            [limit],
+          )
+        : executor.query<TranscriptSourceRecord>(
+            'SELECT source_key AS key, format, session_id AS "sessionId", path, imported_at::float8 AS "importedAt" ' +
+              'FROM transcript_sources WHERE source_key > $1 ORDER BY source_key LIMIT $2',
+            [afterKey, limit],
+          ),
+
+    transcriptLinePage: (key, { afterLineId, limit }) =>
+      afterLineId === undefined
+        ? executor.query<TranscriptLineRecord>(
+            'SELECT line_id AS "lineId", turn_id AS "turnId" FROM transcript_lines WHERE source_key = $1 ORDER BY line_id LIMIT $2',
+            [key, limit],
+          )
+        : executor.query<TranscriptLineRecord>(
+            'SELECT line_id AS "lineId", turn_id AS "turnId" FROM transcript_lines WHERE source_key = $1 AND line_id > $2 ' +
+              'ORDER BY line_id LIMIT $3',
+            [key, afterLineId, limit],
+          ),
+
+    async turnAtTime(sessionId, time) {
+      const [row] = await executor.query<{ id: string }>(
+        "SELECT id FROM agent_turns WHERE session_id = $1 AND turn_type = 'normal' AND timestamp <= $2 ORDER BY depth DESC LIMIT 1",
+        [sessionId, time],
+      );
+      return row?.id;
+    },
+  };
+}

@@ -1,0 +1,249 @@
+// Sessions and turns on PostgreSQL. The append is a compare-and-set of the head as a conditional
+// UPDATE, then the turns in one multi-row INSERT, in one transaction: the UPDATE comes first (the
+// head's foreign key is checked at commit), so a writer that lost the race has written nothing,
+// and a concurrent writer planned on the same head waits on the session's row lock and then finds
+// the head moved. Turns are append-only (triggers), so `hasChildren` is derived on read, as on
+// SQLite: the session goes on past the turn, or a fork made at it has turns of its own.
+
+import type {
+  AppendOutcome,
+  SessionRecord,
+  SessionStore,
+  StoredTurn,
+  TurnEventLink,
+  TurnRecord,
+  TurnStore,
+} from '@agent-ledger/store';
+import type { PgExecutor } from './pg-executor.ts';
+
+// BIGINT columns come back from node-postgres as strings: read as float8, exact below 2^53.
+const SESSION_COLUMNS =
+  'id, label, head_turn_id AS "headTurnId", parent_session_id AS "parentSessionId", forked_from_turn_id AS "forkedFromTurnId", ' +
+  'rebuild_from_raw AS "rebuildFromRaw", ignore_compactions_through_depth AS "ignoreCompactionsThroughDepth", ' +
+  'context_window AS "contextWindow", reserve_tokens AS "reserveTokens", keep_recent_tokens AS "keepRecentTokens", ' +
+  'compaction_strategy AS "compactionStrategy", calibration, created_at::float8 AS "createdAt"';
+
+/** Turn columns as TurnRecord names, for a table aliased `t`. */
+const TURN_COLUMNS =
+  't.id, t.session_id AS "sessionId", t.parent_turn_id AS "parentTurnId", t.depth, t.role, t.content, t.model, ' +
+  't.token_count AS "tokenCount", t.timestamp::float8 AS timestamp, t.tool_call_count AS "toolCallCount", t.metadata, ' +
+  't.turn_type AS "turnType", t.summary, t.summarized_through_turn_id AS "summarizedThroughTurnId", ' +
+  't.first_kept_turn_id AS "firstKeptTurnId", t.tokens_before AS "tokensBefore", t.tokens_after AS "tokensAfter", ' +
+  't.trigger, t.strategy, t.summarizer, t.usage_input_tokens AS "usageInputTokens", t.usage_output_tokens AS "usageOutputTokens", ' +
+  't.latest_compaction_id AS "latestCompactionId", t.cumulative_tokens::float8 AS "cumulativeTokens", ' +
+  't.search_text AS "searchText", t.covers_from_depth AS "coversFromDepth", t.previous_compaction_id AS "previousCompactionId", ' +
+  't.summarized_through_depth AS "summarizedThroughDepth", ' +
+  '(EXISTS (SELECT 1 FROM agent_turns c WHERE c.session_id = t.session_id AND c.depth = t.depth + 1) ' +
+  ' OR EXISTS (SELECT 1 FROM agent_sessions f WHERE f.forked_from_turn_id = t.id AND f.head_turn_id IS DISTINCT FROM t.id)) ' +
+  'AS "hasChildren"';
+
+/** The turn columns in INSERT order, each with the array type its values travel in. */
+const TURN_INSERT: ReadonlyArray<[column: string, arrayType: string, value: (turn: TurnRecord) => unknown]> = [
+  ['id', 'text[]', (turn) => turn.id],
+  ['session_id', 'text[]', (turn) => turn.sessionId],
+  ['parent_turn_id', 'text[]', (turn) => turn.parentTurnId],
+  ['depth', 'int[]', (turn) => turn.depth],
+  ['role', 'text[]', (turn) => turn.role],
+  ['content', 'json[]', (turn) => jsonOrNull(turn.content)],
+  ['model', 'text[]', (turn) => turn.model],
+  ['token_count', 'int[]', (turn) => turn.tokenCount],
+  ['timestamp', 'bigint[]', (turn) => turn.timestamp],
+  ['tool_call_count', 'int[]', (turn) => turn.toolCallCount],
+  ['metadata', 'json[]', (turn) => jsonOrNull(turn.metadata)],
+  ['turn_type', 'text[]', (turn) => turn.turnType],
+  ['summary', 'text[]', (turn) => turn.summary],
+  ['summarized_through_turn_id', 'text[]', (turn) => turn.summarizedThroughTurnId],
+  ['first_kept_turn_id', 'text[]', (turn) => turn.firstKeptTurnId],
+  ['tokens_before', 'int[]', (turn) => turn.tokensBefore],
+  ['tokens_after', 'int[]', (turn) => turn.tokensAfter],
+  ['trigger', 'text[]', (turn) => turn.trigger],
+  ['strategy', 'text[]', (turn) => turn.strategy],
+  ['summarizer', 'text[]', (turn) => turn.summarizer],
+  ['usage_input_tokens', 'int[]', (turn) => turn.usageInputTokens],
+  ['usage_output_tokens', 'int[]', (turn) => turn.usageOutputTokens],
+  ['latest_compaction_id', 'text[]', (turn) => turn.latestCompactionId],
+  ['cumulative_tokens', 'bigint[]', (turn) => turn.cumulativeTokens],
+  ['search_text', 'text[]', (turn) => turn.searchText],
+  ['covers_from_depth', 'int[]', (turn) => turn.coversFromDepth],
+  ['previous_compaction_id', 'text[]', (turn) => turn.previousCompactionId],
+  ['summarized_through_depth', 'int[]', (turn) => turn.summarizedThroughDepth],
+];
+
+/** Every turn of a batch in one statement, whatever its size: one array parameter per column. */
+const INSERT_TURNS =
+  `INSERT INTO agent_turns (${TURN_INSERT.map(([column]) => column).join(', ')}) ` +
+  `SELECT * FROM unnest(${TURN_INSERT.map(([, arrayType], index) => `$${index + 1}::${arrayType}`).join(', ')})`;
+
+/** A link written twice is kept once (as SQLite's INSERT OR IGNORE); a missing event fails the write. */
+const INSERT_LINKS =
+  'INSERT INTO turn_events (turn_id, event_id) SELECT * FROM unnest($1::text[], $2::text[]) ON CONFLICT DO NOTHING';
+
+const INSERT_SESSION =
+  'INSERT INTO agent_sessions (id, label, head_turn_id, parent_session_id, forked_from_turn_id, rebuild_from_raw, ' +
+  'ignore_compactions_through_depth, context_window, reserve_tokens, keep_recent_tokens, compaction_strategy, ' +
+  'calibration, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12::jsonb, $13)';
+
+const MOVE_HEAD = 'UPDATE agent_sessions SET head_turn_id = $1 WHERE id = $2 AND head_turn_id IS NOT DISTINCT FROM $3';
+
+function jsonOrNull(value: unknown): string | null {
+  return value === null || value === undefined ? null : JSON.stringify(value);
+}
+
+type TurnRow = Omit<StoredTurn, 'content' | 'metadata'> & { content: unknown; metadata: unknown };
+
+/** jsonb arrives parsed; a JSON null stored as SQL NULL reads back as null. */
+function decodeTurn(row: TurnRow): StoredTurn {
+  row.content ??= null;
+  row.metadata ??= null;
+  return row;
+}
+
+function decodeSession(row: SessionRecord): SessionRecord {
+  row.calibration ??= null;
+  return row;
+}
+
+function groupLinks(rows: readonly TurnEventLink[]): Map<string, string[]> {
+  const links = new Map<string, string[]>();
+  for (const row of rows) {
+    const list = links.get(row.turnId);
+    if (list) list.push(row.eventId);
+    else links.set(row.turnId, [row.eventId]);
+  }
+  return links;
+}
+
+export function turnQueries(executor: PgExecutor): SessionStore & TurnStore {
+  // Inside store.transaction a session read is locked until the transaction ends (as SQLite's one
+  // writer holds it), so a read-modify-write of a session (settings, a compaction planned on its
+  // head) cannot interleave with another. NO KEY: turns referencing the session still insert.
+  const sessionLock = executor.inTransaction ? ' FOR NO KEY UPDATE' : '';
+  const getSession = async (sessionId: string) => {
+    const [row] = await executor.query<SessionRecord>(
+      `SELECT ${SESSION_COLUMNS} FROM agent_sessions WHERE id = $1${sessionLock}`,
+      [sessionId],
+    );
+    return row ? decodeSession(row) : undefined;
+  };
+  const turnsWhere = async (condition: string, parameters: readonly unknown[]) =>
+    (await executor.query<TurnRow>(`SELECT ${TURN_COLUMNS} FROM agent_turns t WHERE ${condition}`, parameters)).map(decodeTurn);
+
+  return {
+    getSession,
+    async listSessions({ limit, offset }) {
+      const rows = await executor.query<SessionRecord>(
+        `SELECT ${SESSION_COLUMNS} FROM agent_sessions ORDER BY created_at DESC, id COLLATE "C" ASC LIMIT $1 OFFSET $2`,
+        [limit, offset],
+      );
+      return rows.map(decodeSession);
+    },
+    async childSessions(sessionId) {
+      const rows = await executor.query<SessionRecord>(
+        `SELECT ${SESSION_COLUMNS} FROM agent_sessions WHERE parent_session_id = $1 ORDER BY created_at ASC, id COLLATE "C" ASC`,
+        [sessionId],
+      );
+      return rows.map(decodeSession);
+    },
+    async insertSession(session) {
+      await executor.execute(INSERT_SESSION, [
+        session.id,
+        session.label,
+        session.headTurnId,
+        session.parentSessionId,
+        session.forkedFromTurnId,
+        session.rebuildFromRaw,
+        session.ignoreCompactionsThroughDepth,
+        session.contextWindow,
+        session.reserveTokens,
+        session.keepRecentTokens,
+        session.compactionStrategy,
+        jsonOrNull(session.calibration),
+        session.createdAt,
+      ]);
+    },
+    async updateSessionSettings(sessionId, update) {
+      const [row] = await executor.query<SessionRecord>(
+        'UPDATE agent_sessions SET context_window = $1, reserve_tokens = $2, keep_recent_tokens = $3, calibration = $4::jsonb ' +
+          `WHERE id = $5 RETURNING ${SESSION_COLUMNS}`,
+        [update.contextWindow, update.reserveTokens, update.keepRecentTokens, jsonOrNull(update.calibration), sessionId],
+      );
+      return row ? decodeSession(row) : undefined;
+    },
+
+    async getTurn(turnId) {
+      const [turn] = await turnsWhere('t.id = $1', [turnId]);
+      return turn;
+    },
+    async getTurns(turnIds) {
+      const found = new Map<string, StoredTurn>();
+      if (turnIds.length === 0) return found;
+      for (const turn of await turnsWhere('t.id = ANY($1::text[])', [[...new Set(turnIds)]])) found.set(turn.id, turn);
+      return found;
+    },
+    async chainPage({ sessionId, fromDepth, toDepth, newestFirst, limit }) {
+      // LIMIT NULL is no limit.
+      return turnsWhere(
+        `t.session_id = $1 AND t.depth BETWEEN $2 AND $3 ORDER BY t.depth ${newestFirst ? 'DESC' : 'ASC'} LIMIT $4`,
+        [sessionId, fromDepth, toDepth, limit ?? null],
+      );
+    },
+    async appendToSession(append): Promise<AppendOutcome> {
+      const last = append.turns.at(-1);
+      if (!last) return { written: true };
+      return executor.atomically(async (transaction) => {
+        // The compare-and-set first: it takes the session's row lock, so a concurrent append planned
+        // on the same head waits here, then re-reads the row and finds the head moved (0 rows).
+        const moved = await transaction.execute(MOVE_HEAD, [last.id, append.sessionId, append.expectedHeadTurnId]);
+        if (moved === 0) {
+          const [current] = await transaction.query<{ headTurnId: string | null }>(
+            'SELECT head_turn_id AS "headTurnId" FROM agent_sessions WHERE id = $1',
+            [append.sessionId],
+          );
+          return { written: false, actualHeadTurnId: current?.headTurnId ?? null };
+        }
+        await transaction.execute(
+          INSERT_TURNS,
+          TURN_INSERT.map(([, , value]) => append.turns.map(value)),
+        );
+        const links = append.eventLinks ?? [];
+        if (links.length > 0)
+          await transaction.execute(INSERT_LINKS, [links.map((link) => link.turnId), links.map((link) => link.eventId)]);
+        return { written: true };
+      });
+    },
+    compactionsFolding: (compactionId) => turnsWhere('t.previous_compaction_id = $1 ORDER BY t.depth', [compactionId]),
+    async compactionCovering({ sessionId, depth, maxDepth, aboveDepth }) {
+      const [turn] = await turnsWhere(
+        "t.session_id = $1 AND t.turn_type = 'compaction' AND t.summarized_through_depth >= $2 AND t.covers_from_depth <= $2 " +
+          'AND t.depth <= $3::bigint AND t.depth > $4::bigint ORDER BY t.summarized_through_depth ASC LIMIT 1',
+        [sessionId, depth, maxDepth, aboveDepth],
+      );
+      return turn;
+    },
+    async eventIdsByTurn(turnIds) {
+      if (turnIds.length === 0) return new Map();
+      const rows = await executor.query<TurnEventLink>(
+        'SELECT turn_id AS "turnId", event_id AS "eventId" FROM turn_events WHERE turn_id = ANY($1::text[]) ' +
+          'ORDER BY turn_id, event_id COLLATE "C"',
+        [[...new Set(turnIds)]],
+      );
+      return groupLinks(rows);
+    },
+    async turnsCitingEvent(eventId) {
+      const rows = await executor.query<{ turnId: string }>(
+        'SELECT l.turn_id AS "turnId" FROM turn_events l JOIN agent_turns t ON t.id = l.turn_id WHERE l.event_id = $1 ' +
+          'ORDER BY t.timestamp, t.id COLLATE "C"',
+        [eventId],
+      );
+      return rows.map((row) => row.turnId);
+    },
+    async missingEventIds(eventIds) {
+      if (eventIds.length === 0) return [];
+      const rows = await executor.query<{ id: string }>('SELECT id FROM events WHERE id = ANY($1::text[])', [
+        [...new Set(eventIds)],
+      ]);
+      const found = new Set(rows.map((row) => row.id));
+      return eventIds.filter((id) => !found.has(id));
+    },
+  };
+}

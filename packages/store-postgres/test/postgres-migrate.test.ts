@@ -1,0 +1,106 @@
+// The PostgreSQL schema's migrations: applied once however many stores open one fresh database at
+// once (an advisory lock), nothing written by a read-only opening, and a database that holds no
+// ledger refused where one must exist. Against the run's real server; skipped where there is none.
+
+import { DatabaseNotFoundError } from '@agent-ledger/core';
+import { sessionRecord } from '@agent-ledger/store/contract';
+import pg from 'pg';
+import { describe, expect, inject, it } from 'vitest';
+import { openPostgresStore } from '../src/postgres-store.ts';
+import { freshPostgresDatabase } from './postgres/fresh-database.ts';
+
+const server = inject('postgresUrl');
+
+async function withClient<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}
+
+describe.skipIf(!server)('PostgreSQL migrations', () => {
+  it('four stores opening one fresh database at once all succeed, and the schema is migrated once', async () => {
+    const url = await freshPostgresDatabase(server as string, 'migrate');
+    const stores = Array.from({ length: 4 }, () => openPostgresStore(url));
+    try {
+      const found = await Promise.all(stores.map((store) => store.getSession('none')));
+      expect(found).toEqual([undefined, undefined, undefined, undefined]);
+      await stores[0]?.insertSession(sessionRecord('s1'));
+      expect((await stores[3]?.getSession('s1'))?.id).toBe('s1');
+    } finally {
+      await Promise.all(stores.map((store) => store.close()));
+    }
+    const applied = await withClient(url, async (client) => {
+      const { rows } = await client.query<{ tag: string; count: number }>(
+        'SELECT tag, count(*)::int AS count FROM nexus_migrations GROUP BY tag ORDER BY tag',
+      );
+      return rows;
+    });
+    expect(applied.length).toBeGreaterThan(0);
+    for (const row of applied) expect(row.count).toBe(1);
+    // A later opening finds nothing to apply and keeps the data.
+    const again = openPostgresStore(url);
+    try {
+      expect((await again.getSession('s1'))?.id).toBe('s1');
+    } finally {
+      await again.close();
+    }
+  });
+
+  it('refuses a database without the ledger where one must exist, and writes nothing into it', async () => {
+    const url = await freshPostgresDatabase(server as string, 'notledger');
+    await withClient(url, (client) => client.query('CREATE TABLE other_things (id int)'));
+    for (const options of [{ mustExist: true }, { readonly: true }]) {
+      const store = openPostgresStore(url, options);
+      try {
+        const failure = await store.getSession('x').catch((error: unknown) => error);
+        expect(failure).toBeInstanceOf(DatabaseNotFoundError);
+        expect((failure as Error).message).toContain('not a nexus ledger');
+      } finally {
+        await store.close();
+      }
+    }
+    const tables = await withClient(url, async (client) => {
+      const { rows } = await client.query<{ name: string }>(
+        "SELECT table_name AS name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY table_name",
+      );
+      return rows.map((row) => row.name);
+    });
+    expect(tables).toEqual(['other_things']);
+  });
+
+  it('a read-only store reads a migrated ledger', async () => {
+    const url = await freshPostgresDatabase(server as string, 'readonly');
+    const writer = openPostgresStore(url);
+    await writer.insertSession(sessionRecord('s1', { contextWindow: 1000 }));
+    await writer.close();
+    const reader = openPostgresStore(url, { readonly: true, mustExist: true });
+    try {
+      expect((await reader.getSession('s1'))?.contextWindow).toBe(1000);
+    } finally {
+      await reader.close();
+    }
+  });
+
+  it('stored turns and events cannot be changed or removed, not even by hand-written SQL', async () => {
+    const url = await freshPostgresDatabase(server as string, 'appendonly');
+    const store = openPostgresStore(url);
+    await store.insertSession(sessionRecord('s1'));
+    await store.close();
+    await withClient(url, async (client) => {
+      await client.query(
+        "INSERT INTO events (id, channel, external_id, kind, payload, occurred_at, received_at, seq, hash, search_text) VALUES ('e1', 'c', 'x', 'message', '{}', 1, 1, 1, 'h', 'hello world')",
+      );
+      await expect(client.query("UPDATE events SET kind = 'other' WHERE id = 'e1'")).rejects.toThrow(/append-only/);
+      await expect(client.query("DELETE FROM events WHERE id = 'e1'")).rejects.toThrow(/append-only/);
+      await expect(client.query('TRUNCATE events CASCADE')).rejects.toThrow(/append-only/);
+      const { rows } = await client.query<{ matches: boolean }>(
+        "SELECT search_vector @@ websearch_to_tsquery('english', 'worlds') AS matches FROM events WHERE id = 'e1'",
+      );
+      expect(rows[0]?.matches).toBe(true);
+    });
+  });
+});

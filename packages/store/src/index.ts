@@ -1,0 +1,67 @@
+// @agent-ledger/store: the store seam both ledgers use (docs/store.md). Engine-neutral interfaces and
+// records, the function that opens a store by location (loading the engine's package: see
+// load-engine.ts), and copying a ledger between stores. The contract an engine must pass is the
+// `@agent-ledger/store/contract` entry.
+
+export type { CopyLedgerCounts, CopyLedgerOptions, CopyLedgerProgress, CopyLedgerStage } from './copy-ledger.ts';
+export { copyLedger } from './copy-ledger.ts';
+export type {
+  AppendEvents,
+  AppendedEventRecord,
+  EventKey,
+  EventPageQuery,
+  EventRecord,
+  EventStore,
+  EventTail,
+} from './event-store.ts';
+export type {
+  DocumentFrequencies,
+  ForestClusterRecord,
+  ForestIntegrityFinding,
+  ForestNodeRecord,
+  ForestStateRecord,
+  ForestStore,
+  ForestWrite,
+  TopicDropRecord,
+  TopicDropRow,
+} from './forest-store.ts';
+export type { ImportStore, TranscriptLineRecord, TranscriptSourceRecord } from './import-store.ts';
+export type { LedgerStore, StoreOperations } from './ledger-store.ts';
+export { CLOSED, STORE_OPERATION_NAMES } from './ledger-store.ts';
+export type { PostgresEngineModule, SqliteEngineModule } from './load-engine.ts';
+export { ENGINE_PACKAGES } from './load-engine.ts';
+export type {
+  CompactionPointers,
+  LinePosition,
+  MaintenanceStore,
+  ScanPage,
+  ToolCallingTurn,
+} from './maintenance-store.ts';
+export type { OpenLedgerStoreOptions } from './open-ledger-store.ts';
+export { displayLocation, isPostgresLocation, openLedgerStore } from './open-ledger-store.ts';
+export type { SessionRecord, StoredTurn, TurnEventLink, TurnRecord } from './records.ts';
+export type {
+  EventSearchFilters,
+  EventSearchHit,
+  EventSearchQuery,
+  LineCompaction,
+  LineSegment,
+  ModelTurnEmbedding,
+  SearchMatch,
+  SearchPage,
+  SearchStore,
+  TurnEmbedding,
+  TurnSearchFilters,
+  TurnSearchHit,
+  TurnSearchQuery,
+} from './search-store.ts';
+export { checkSealed, DatabaseBusyError, StoreEngineMissingError } from './store-errors.ts';
+export type {
+  AppendOutcome,
+  AppendToSession,
+  ChainPageQuery,
+  CoveringCompactionQuery,
+  SessionSettingsUpdate,
+  SessionStore,
+  TurnStore,
+} from './turn-store.ts';
