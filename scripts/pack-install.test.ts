@@ -199,6 +199,7 @@ describe('packed library packages in fresh projects', () => {
 describe('the CLI tarball, installed with npm install -g', () => {
   let nexus = '';
   let elsewhere = '';
+  let withoutBinding: { status: number | null; stderr: string } | null = null;
   const env = (() => {
     const { NEXUS_DB: _ignored, ...rest } = process.env;
     return rest;
@@ -212,11 +213,19 @@ describe('the CLI tarball, installed with npm install -g', () => {
       work,
       npmEnv,
     );
-    provideSqliteBinding(path.join(prefix, 'lib', 'node_modules', 'agent-ledger', 'node_modules'));
     nexus = path.join(prefix, 'bin', 'nexus');
     elsewhere = path.join(work, 'elsewhere');
     mkdirSync(path.join(elsewhere, 'chats'), { recursive: true });
+    // As npm 12 installs it by default (no dependency install scripts): no native module yet.
+    withoutBinding = spawnSync(nexus, ['session', 'create', '--db', 'first.db'], { cwd: elsewhere, env, encoding: 'utf8' });
+    provideSqliteBinding(path.join(prefix, 'lib', 'node_modules', 'agent-ledger', 'node_modules'));
   }, 300_000);
+
+  it("without better-sqlite3's native module (npm 12 skips install scripts), says how to install it", () => {
+    expect(withoutBinding?.status).toBe(1);
+    expect(withoutBinding?.stderr).toContain('--allow-scripts=better-sqlite3');
+    expect(withoutBinding?.stderr).not.toMatch(/\n\s+at /);
+  });
 
   it('installs one bundled file set and two runtime dependencies, and knows its version', () => {
     const installed = path.join(work, 'global', 'lib', 'node_modules', 'agent-ledger');

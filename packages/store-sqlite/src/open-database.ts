@@ -47,10 +47,26 @@ function requireLedgerFile(file: string): void {
       );
   } catch (error) {
     if (error instanceof DatabaseNotFoundError) throw error;
+    const hint = nativeModuleHint(error);
+    if (hint) throw new StorageError(`Cannot open the ledger database at ${file}: ${(error as Error).message}${hint}`);
     throw new DatabaseNotFoundError(absolute, `It is not a SQLite database (${(error as Error).message}).`);
   } finally {
     probe?.close();
   }
+}
+
+/**
+ * better-sqlite3 is a native module built by its install script. npm 12 runs no dependency's
+ * install script unless allowed, so the module can be installed without its binary: say how to fix it.
+ */
+function nativeModuleHint(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  if (!/bindings file|better_sqlite3\.node|NODE_MODULE_VERSION|invalid ELF header/.test(message)) return '';
+  return (
+    " (better-sqlite3's native module is missing or was built for another Node.js. Its install script builds it, and " +
+    'npm 12 runs install scripts only when allowed: reinstall with `npm install -g --allow-scripts=better-sqlite3 agent-ledger` ' +
+    '(or in a project, `npm install --allow-scripts=better-sqlite3`), or run `npm rebuild better-sqlite3` where it is installed.)'
+  );
 }
 
 const MIGRATIONS_FOLDER = fileURLToPath(new URL('../drizzle-sqlite', import.meta.url));
@@ -62,9 +78,10 @@ export function openDatabase(options: OpenDatabaseOptions): LedgerDatabase {
   try {
     sqlite = new Database(options.path, { readonly: options.readonly ?? false });
   } catch (error) {
-    throw new StorageError(`Cannot open the ledger database at ${options.path}: ${(error as Error).message}`, {
-      cause: error,
-    });
+    throw new StorageError(
+      `Cannot open the ledger database at ${options.path}: ${(error as Error).message}${nativeModuleHint(error)}`,
+      { cause: error },
+    );
   }
   try {
     // WAL lets readers run beside one writer; NORMAL sync is durable across process crashes (a
