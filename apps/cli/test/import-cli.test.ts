@@ -3,7 +3,7 @@
 // binary, `pnpm nexus` resolving paths and ./nexus.db against the directory it was called from.
 
 import { execFileSync, spawnSync } from 'node:child_process';
-import { cpSync, existsSync } from 'node:fs';
+import { cpSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
@@ -28,7 +28,9 @@ interface ImportJson {
   forks: number;
   known: number;
   lines: number;
-  sources: Array<{ sessionId: string; format: string; created: boolean; path: string }>;
+  knownProblems: number;
+  unfinished: number;
+  sources: Array<{ sessionId: string; format: string; created: boolean; added: number; path: string }>;
   problems: Array<{ path: string; line: number; message: string }>;
 }
 
@@ -59,24 +61,60 @@ describe('nexus import', () => {
       '--json',
     ]);
     const result = again.json() as ImportJson;
-    expect(result).toMatchObject({ files: 5, turns: 0, compactions: 0, forks: 0 });
+    expect(result).toMatchObject({ files: 5, turns: 0, compactions: 0, forks: 0, knownProblems: 3, problems: [] });
     expect(result.known).toBe(result.lines);
-    expect(result.sources.map((source) => [source.format, source.created])).toEqual([
-      ['claude-code', false],
-      ['claude-code', false],
-      ['codex', false],
-      ['codex', false],
-      ['pi', false],
+    expect(result.sources.map((source) => [source.format, source.created, source.added])).toEqual([
+      ['claude-code', false, 0],
+      ['claude-code', false, 0],
+      ['codex', false, 0],
+      ['codex', false, 0],
+      ['pi', false, 0],
     ]);
-    expect(result.problems.map((problem) => `${path.basename(problem.path)}:${problem.line}`)).toEqual([
-      '5e551011-aaaa-4bbb-8ccc-000000000001.jsonl:13',
-      'rollout-2026-05-02T09-00-00-0199aaaa-bbbb-7ccc-8ddd-eeeeeeeeeeee.jsonl:16',
-      '2026-05-03T08-00-00-000Z_7b1f3c2e-0a4d-4e8b-9c1d-2f3a4b5c6d7e.jsonl:12',
+    expect(again.code).toBe(0);
+    // A scheduled re-run with nothing new: one line, exit 0, the malformed lines summarized.
+    const quiet = await runCli([
+      'import',
+      path.join(FIXTURES, 'claude-code'),
+      path.join(FIXTURES, 'codex'),
+      path.join(FIXTURES, 'pi'),
+      '--db',
+      temp.dbPath,
     ]);
+    expect(quiet.code).toBe(0);
+    expect(quiet.stdout).toMatch(
+      /^nothing new: 5 files, \d+ lines already imported; 3 malformed lines skipped as reported before\n$/,
+    );
     // What was imported is searchable like any session, across the compactions.
     const search = await runCli(['search', 'TAX_RATE', '--db', temp.dbPath]);
     expect(search.code).toBe(0);
     expect(search.stdout).toContain('TAX_RATE');
+  });
+
+  it('leaves a last line still being written for the next run, and says updated only for a source that grew', async () => {
+    const file = path.join(temp.folder, 'live.jsonl');
+    const lines = readFileSync(path.join(FIXTURES, 'claude-code', '-w-app', '5e551011-aaaa-4bbb-8ccc-000000000001.jsonl'), 'utf8')
+      .split('\n')
+      .filter((line) => line.trim() !== '');
+    // The fixture's malformed line (a crash cut it off) is left out: this file is well formed.
+    const complete = lines.filter((line) => isJson(line));
+    const [first, ...rest] = complete;
+    // The writer is half-way through the third line: no newline, not yet JSON.
+    writeFileSync(file, `${first}\n${rest[0]}\n${(rest[1] as string).slice(0, 40)}`);
+    const early = await runCli(['import', file, '--db', temp.dbPath, '--json']);
+    expect(early.code).toBe(0);
+    expect(early.json()).toMatchObject({ problems: [], unfinished: 1 });
+    const turnsEarly = (early.json() as ImportJson & { turns: number }).turns;
+
+    // The line is finished, and more follow: the next run imports them, and the source is "updated".
+    writeFileSync(file, `${complete.join('\n')}\n`);
+    const later = await runCli(['import', file, '--db', temp.dbPath]);
+    expect(later.code).toBe(0);
+    expect(later.stdout).toMatch(/^imported 1 file, \d+ lines: [1-9]\d* new turns?/);
+    expect(later.stdout).toMatch(/ updated {2}\S*live\.jsonl/);
+    expect(turnsEarly).toBeGreaterThan(0);
+
+    const again = await runCli(['import', file, '--db', temp.dbPath]);
+    expect(again.stdout).toMatch(/^nothing new: 1 file, \d+ lines already imported\n$/);
   });
 
   it('reads - from stdin and points to the format docs for a file it cannot read', async () => {
@@ -145,3 +183,12 @@ describe('nexus import', () => {
     expect(list).toContain('pi /w/web 2026-05-03 08:00');
   });
 });
+
+function isJson(line: string): boolean {
+  try {
+    JSON.parse(line);
+    return true;
+  } catch {
+    return false;
+  }
+}

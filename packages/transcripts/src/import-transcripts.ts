@@ -11,7 +11,7 @@ import { codexFormat } from './formats/codex.ts';
 import { isMessagesJson, messagesEntries } from './formats/messages-json.ts';
 import { piFormat } from './formats/pi.ts';
 import { importRecords } from './import-store.ts';
-import { parseJsonLine, readLines } from './read-lines.ts';
+import { finishedLines, isUnfinished, parseJsonLine, readLines } from './read-lines.ts';
 import type { FormatName, SourceLine, TranscriptEntry, TranscriptFormat } from './transcript-entry.ts';
 import { type ImportProblem, type WriteCounts, type WrittenSource, writeEntries } from './write-entries.ts';
 
@@ -64,7 +64,7 @@ export async function importTranscripts(options: ImportTranscriptsOptions): Prom
   const files = options.paths.flatMap((given) =>
     given === '-' ? [{ path: '-', explicit: true }] : listFiles(path.resolve(cwd, given)),
   );
-  const counts: WriteCounts = { lines: 0, turns: 0, compactions: 0, forks: 0, known: 0 };
+  const counts: WriteCounts = { lines: 0, turns: 0, compactions: 0, forks: 0, known: 0, knownProblems: 0, unfinished: 0 };
   const result: TranscriptImportResult = { ...counts, files: files.length, sources: [], problems: [] };
   for (const [index, file] of files.entries()) {
     const progress = () => options.onProgress?.({ ...counts, file: file.path, filesDone: index, filesTotal: files.length });
@@ -115,11 +115,17 @@ async function importFile(
   // Peek at the first non-empty lines, then hand the format every line from the start.
   const head: SourceLine[] = [];
   const firstLines: string[] = [];
+  // JSONL transcripts are appended to while their tool runs; a .json document is written whole.
+  const mayBeGrowing = file.endsWith('.jsonl');
+  let unfinishedHead = false;
   while (firstLines.length < 5) {
     const next = await lines.next();
     if (next.done) break;
     head.push(next.value);
-    if (next.value.text.trim() !== '') firstLines.push(next.value.text);
+    if (next.value.text.trim() === '') continue;
+    // A last line still being written says nothing yet about the format.
+    if (mayBeGrowing && isUnfinished(next.value)) unfinishedHead = true;
+    else firstLines.push(next.value.text);
   }
   const all = (async function* () {
     yield* head;
@@ -127,7 +133,8 @@ async function importFile(
   })();
   const first = firstLines[0];
   if (first === undefined) {
-    problems.push({ path: file, line: 0, message: 'is empty; nothing imported' });
+    if (unfinishedHead) counts.unfinished += 1;
+    else problems.push({ path: file, line: 0, message: 'is empty; nothing imported' });
     return null;
   }
   const lineFormat =
@@ -136,7 +143,14 @@ async function importFile(
         ? LINE_FORMATS.find((format) => format.detect(firstLines))
         : undefined
       : LINE_FORMATS.find((format) => format.name === options.format);
-  if (lineFormat) return write(lineFormat.name, lineFormat.read(all, { path: file }), file, counts, options, problems, progress);
+  if (lineFormat) {
+    const finished = mayBeGrowing
+      ? finishedLines(all, () => {
+          counts.unfinished += 1;
+        })
+      : all;
+    return write(lineFormat.name, lineFormat.read(finished, { path: file }), file, counts, options, problems, progress);
+  }
 
   // Not JSONL of a known tool: a whole JSON document (nexus-eval/v1 or a messages list).
   const chunks: string[] = [];
@@ -204,7 +218,7 @@ async function importNexusEval(
   const known = await store.source(key);
   if (known) {
     counts.known += conversation.messages.length;
-    return { key, sessionId: known.sessionId, created: false, path: file, format: 'nexus-eval' };
+    return { key, sessionId: known.sessionId, created: false, added: 0, path: file, format: 'nexus-eval' };
   }
   const imported = await importConversation(options.ledger, conversation, {
     ...(options.label ? { label: options.label } : {}),
@@ -214,7 +228,15 @@ async function importNexusEval(
   await store.addSource(key, 'nexus-eval', imported.sessionId, file, Date.now());
   counts.turns += imported.turns;
   counts.compactions += imported.compactions;
-  return { key, sessionId: imported.sessionId, created: true, path: file, format: 'nexus-eval', replay: imported };
+  return {
+    key,
+    sessionId: imported.sessionId,
+    created: true,
+    added: imported.turns + imported.compactions,
+    path: file,
+    format: 'nexus-eval',
+    replay: imported,
+  };
 }
 
 async function* toAsync<T>(items: Iterable<T>): AsyncGenerator<T> {

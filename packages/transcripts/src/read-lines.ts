@@ -1,17 +1,56 @@
 // Reads a file or stdin line by line without holding it: the importers stream, so a transcript of
-// any size costs the memory of its longest line.
+// any size costs the memory of its longest line. Each line says whether a newline ended it: the
+// last line of a transcript that is still being written may be cut short (the writer has not
+// finished it), and only that line can lack its newline.
 
 import { createReadStream } from 'node:fs';
-import { createInterface } from 'node:readline';
 import type { SourceLine } from './transcript-entry.ts';
 
 export async function* readLines(input: NodeJS.ReadableStream | string): AsyncGenerator<SourceLine> {
   const stream = typeof input === 'string' ? createReadStream(input, { encoding: 'utf8' }) : input;
-  const reader = createInterface({ input: stream, crlfDelay: Number.POSITIVE_INFINITY });
+  if (typeof input !== 'string' && 'setEncoding' in stream) (stream as NodeJS.ReadableStream).setEncoding('utf8');
   let number = 0;
-  for await (const text of reader) {
-    number += 1;
-    yield { number, text };
+  let rest = '';
+  for await (const chunk of stream) {
+    rest += typeof chunk === 'string' ? chunk : String(chunk);
+    let newline = rest.indexOf('\n');
+    while (newline >= 0) {
+      number += 1;
+      yield { number, text: withoutCarriageReturn(rest.slice(0, newline)), terminated: true };
+      rest = rest.slice(newline + 1);
+      newline = rest.indexOf('\n');
+    }
+  }
+  if (rest !== '') yield { number: number + 1, text: withoutCarriageReturn(rest), terminated: false };
+}
+
+function withoutCarriageReturn(text: string): string {
+  return text.endsWith('\r') ? text.slice(0, -1) : text;
+}
+
+/**
+ * The lines of a JSONL transcript the importer should read now: all of them but a last line with
+ * no newline that is not yet a whole JSON value, which the tool writing the file has not finished.
+ * That line is left for the next import (`onUnfinished` is told), never reported as malformed.
+ */
+export async function* finishedLines(lines: AsyncIterable<SourceLine>, onUnfinished: () => void): AsyncGenerator<SourceLine> {
+  for await (const line of lines) {
+    if (isUnfinished(line)) {
+      onUnfinished();
+      continue;
+    }
+    yield line;
+  }
+}
+
+/** A last line with no newline that is not (yet) any whole JSON value. */
+export function isUnfinished(line: SourceLine): boolean {
+  if (line.terminated !== false || line.text.trim() === '') return false;
+  try {
+    JSON.parse(line.text);
+    return false;
+  } catch {
+    return true;
   }
 }
 

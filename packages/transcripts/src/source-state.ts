@@ -43,11 +43,9 @@ export async function lineTurnOf(state: SourceState, store: ImportRecords, lineI
  * that grew since (a reply whose later blocks were written after the last import), its new lines'
  * blocks as a turn of their own following the old part.
  */
-export async function freshPart<Entry extends Exclude<TranscriptEntry, SourceSession | { kind: 'problem' }>>(
-  state: SourceState,
-  entry: Entry,
-  store: ImportRecords,
-): Promise<Entry | null> {
+export async function freshPart<
+  Entry extends Exclude<TranscriptEntry, SourceSession | { kind: 'problem' } | { kind: 'unfinished' }>,
+>(state: SourceState, entry: Entry, store: ImportRecords): Promise<Entry | null> {
   const turns = await lineTurnsOf(state, store, entry.lineIds);
   const known = entry.lineIds.map((lineId) => turns.has(lineId));
   if (!known.some(Boolean)) return entry;

@@ -70,12 +70,20 @@ export interface ProblemEntry {
   message: string;
 }
 
-export type TranscriptEntry = SourceSession | TurnEntry | CompactionEntry | SkipEntry | ProblemEntry;
+/** Lines at the end of a file that the tool writing it has not finished: read again next time. */
+export interface UnfinishedEntry {
+  kind: 'unfinished';
+  line: number;
+}
+
+export type TranscriptEntry = SourceSession | TurnEntry | CompactionEntry | SkipEntry | ProblemEntry | UnfinishedEntry;
 
 /** One line of a file, 1-based. */
 export interface SourceLine {
   number: number;
   text: string;
+  /** False for a last line with no newline after it (a line still being written, perhaps). */
+  terminated?: boolean;
 }
 
 /** One format: recognises its own first lines and reads a file into entries, line by line. */

@@ -12,7 +12,7 @@ import type { AgentsLedger, AppendTurnInput } from '@agent-ledger/agents-ledger'
 import { type CompactionTurn, LedgerError, type SessionSettings } from '@agent-ledger/core';
 import type { ImportRecords } from './import-store.ts';
 import { freshPart, lineTurnOf, openPendingFork, openSource, type SourceState } from './source-state.ts';
-import type { CompactionEntry, FormatName, SkipEntry, TranscriptEntry, TurnEntry } from './transcript-entry.ts';
+import type { CompactionEntry, FormatName, ProblemEntry, SkipEntry, TranscriptEntry, TurnEntry } from './transcript-entry.ts';
 
 const BATCH_TURNS = 500;
 
@@ -23,6 +23,10 @@ export interface WriteCounts {
   forks: number;
   /** Lines already imported by an earlier run. */
   known: number;
+  /** Malformed lines an earlier run already reported (recorded, so they are not reported again). */
+  knownProblems: number;
+  /** A last line still being written (no newline, not yet whole JSON): left for the next import. */
+  unfinished: number;
 }
 
 export interface ImportProblem {
@@ -36,6 +40,8 @@ export interface WrittenSource {
   sessionId: string;
   /** True when this run created the session (false: an earlier import did). */
   created: boolean;
+  /** Turns, compactions and forks this run added for the source (0: nothing new in it). */
+  added: number;
 }
 
 export interface WriteOptions {
@@ -66,16 +72,25 @@ export async function writeEntries(
   let state: SourceState | null = null;
   let written: WrittenSource | null = null;
   const cursor: Cursor = { previousTurnId: null, batch: null };
+  const addedBefore = counts.turns + counts.compactions + counts.forks;
+  // Problems found before the source's session is known wait for it: they are recorded under it.
+  const earlyProblems: ProblemEntry[] = [];
   try {
     for await (const entry of entries) {
+      if (entry.kind === 'unfinished') {
+        counts.unfinished += 1;
+        continue;
+      }
       if (entry.kind === 'problem') {
-        options.onProblem({ path: options.path, line: entry.line, message: entry.message });
+        if (state) await reportProblem(state, entry, options);
+        else earlyProblems.push(entry);
         continue;
       }
       if (entry.kind === 'session') {
         const opened = await openSource(entry, options);
         state = opened.state;
-        written = { key: entry.key, sessionId: state.mainSessionId, created: opened.created };
+        written = { key: entry.key, sessionId: state.mainSessionId, created: opened.created, added: 0 };
+        for (const problem of earlyProblems.splice(0)) await reportProblem(state, problem, options);
         continue;
       }
       if (!state) throw new Error('a transcript format yielded an entry before its session');
@@ -90,8 +105,11 @@ export async function writeEntries(
       options.onProgress?.();
     }
     if (state) await flush(state, cursor, options);
+    // No session came: its problems cannot be recorded, so every run reports them.
+    for (const problem of earlyProblems) options.onProblem({ path: options.path, line: problem.line, message: problem.message });
     // A fork file that only repeated its parent's lines made no session of its own.
-    if (written && state) written = state.mainSessionId === '' ? null : { ...written, sessionId: state.mainSessionId };
+    const added = counts.turns + counts.compactions + counts.forks - addedBefore;
+    if (written && state) written = state.mainSessionId === '' ? null : { ...written, sessionId: state.mainSessionId, added };
     await store.flush();
   } catch (error) {
     // The lines of every turn written so far, when the store still takes them (else the next run
@@ -146,6 +164,21 @@ async function writeEntry(state: SourceState, entry: LineEntry, cursor: Cursor, 
   }
   for (const lineId of entry.lineIds) await options.store.addLine(state.key, lineId, turnId);
   cursor.previousTurnId = turnId;
+}
+
+/**
+ * A malformed line: reported the first time an import meets it, and recorded (as a line of no turn,
+ * keyed by its line number: a transcript only grows at its end) so a later run counts it as known
+ * instead of reporting the same line again.
+ */
+async function reportProblem(state: SourceState, problem: ProblemEntry, options: WriteOptions): Promise<void> {
+  const lineId = `problem:${problem.line}`;
+  if ((await options.store.lineTurns(state.key, [lineId])).has(lineId)) {
+    options.counts.knownProblems += 1;
+    return;
+  }
+  await options.store.addLine(state.key, lineId, null);
+  options.onProblem({ path: options.path, line: problem.line, message: problem.message });
 }
 
 /** A source line the ledger refuses (a turn over the context window, say) is reported and skipped. */

@@ -4,7 +4,7 @@
 
 import type { FormatName, TranscriptImportResult } from '@agent-ledger/transcripts';
 import { stringOption } from '../arguments.ts';
-import type { Command } from '../command.ts';
+import type { Command, CommandIo } from '../command.ts';
 import { SETTINGS_OPTIONS, settingsFromOptions } from './session.ts';
 
 const SHOWN_PROBLEMS = 20;
@@ -31,8 +31,9 @@ export const importCommand: Command = {
     'Each path is a file, a folder (every .jsonl/.json below it: `nexus import ~/.claude/projects ~/.codex/sessions`) or - for stdin.',
     'One source session becomes one ledger session (labelled with the tool, project folder and start time); its branches,',
     'subagents and Codex/pi forks become forks, its compactions compaction turns. Each source line is recorded: a re-run',
-    'imports nothing new, and a transcript that grew appends only its new lines to the same session. A malformed line is',
-    'reported with its file and line number and skipped (exit code 1); everything else is kept. nexus-eval/v1 files are',
+    'imports nothing new (one line, exit 0), and a transcript that grew appends only its new lines to the same session. A',
+    'malformed line is reported once with its file and line number and skipped (exit code 1); later runs count it as known.',
+    'A last line still being written (no newline yet) is left for the next run. nexus-eval/v1 files are',
     'replayed with compaction on threshold (small --context-window/--reserve/--keep values compact a short one several',
     'times). Formats and what is kept: docs/import-export.md.',
   ].join('\n'),
@@ -57,28 +58,50 @@ export const importCommand: Command = {
     } finally {
       progress.stop();
     }
-    io.print(
-      `imported ${count(result.files, 'file')}, ${count(result.lines, 'line')}: ${count(result.turns, 'new turn')}, ` +
-        `${count(result.compactions, 'compaction')}, ${count(result.forks, 'fork')}` +
-        (result.known > 0 ? ` (${count(result.known, 'line')} already imported)` : ''),
-    );
-    for (const source of result.sources) {
-      io.print(`  ${source.sessionId}  ${source.format.padEnd(11)} ${source.created ? 'new    ' : 'updated'}  ${source.path}`);
-    }
-    if (result.problems.length > 0) {
-      io.print(`skipped (${result.problems.length}):`);
-      for (const problem of result.problems.slice(0, SHOWN_PROBLEMS)) {
-        io.print(`  ${problem.path}${problem.line > 0 ? `:${problem.line}` : ''}: ${problem.message}`);
-      }
-      if (result.problems.length > SHOWN_PROBLEMS)
-        io.print(`  … and ${result.problems.length - SHOWN_PROBLEMS} more (--json lists all)`);
-      io.setExitCode(1);
-    }
+    reportImport(io, result);
     // One nexus-eval file: its replay's ids too (session, head, turn id of each message), as before.
     const replay = result.sources.length === 1 ? result.sources[0]?.replay : undefined;
     return replay ? { ...result, ...replay } : result;
   },
 };
+
+/**
+ * What changed, in as few lines as say it: one line when nothing is new (a scheduled re-run), else
+ * the totals, each source that gained something, and the lines newly found malformed (exit 1).
+ */
+function reportImport(io: CommandIo, result: TranscriptImportResult): void {
+  const added = result.turns + result.compactions + result.forks;
+  const asBefore = [
+    result.knownProblems > 0 ? `${count(result.knownProblems, 'malformed line')} skipped as reported before` : '',
+    result.unfinished > 0 ? `${count(result.unfinished, 'last line')} still being written, left for the next import` : '',
+  ].filter(Boolean);
+  const notes = asBefore.length > 0 ? `; ${asBefore.join('; ')}` : '';
+  if (added === 0 && result.problems.length === 0) {
+    io.print(`nothing new: ${count(result.files, 'file')}, ${count(result.known, 'line')} already imported${notes}`);
+    return;
+  }
+  const changed = result.sources.filter((source) => source.created || source.added > 0);
+  const unchanged = result.sources.length - changed.length;
+  io.print(
+    `imported ${count(result.files, 'file')}, ${count(result.lines, 'line')}: ${count(result.turns, 'new turn')}, ` +
+      `${count(result.compactions, 'compaction')}, ${count(result.forks, 'fork')}` +
+      (result.known > 0 ? ` (${count(result.known, 'line')} already imported)` : '') +
+      notes,
+  );
+  for (const source of changed) {
+    io.print(`  ${source.sessionId}  ${source.format.padEnd(11)} ${source.created ? 'new    ' : 'updated'}  ${source.path}`);
+  }
+  if (unchanged > 0) io.print(`  … ${count(unchanged, 'other session')} unchanged`);
+  if (result.problems.length > 0) {
+    io.print(`skipped (${result.problems.length}):`);
+    for (const problem of result.problems.slice(0, SHOWN_PROBLEMS)) {
+      io.print(`  ${problem.path}${problem.line > 0 ? `:${problem.line}` : ''}: ${problem.message}`);
+    }
+    if (result.problems.length > SHOWN_PROBLEMS)
+      io.print(`  … and ${result.problems.length - SHOWN_PROBLEMS} more (--json lists all)`);
+    io.setExitCode(1);
+  }
+}
 
 function count(value: number, noun: string): string {
   return `${value} ${noun}${value === 1 ? '' : 's'}`;

@@ -8,6 +8,7 @@
 import path from 'node:path';
 import type { ContentBlock, TextBlock } from '@agent-ledger/core';
 import { parseJsonLine } from '../read-lines.ts';
+import { answersEveryCall, callsOf } from '../tool-rounds.ts';
 import {
   type SourceLine,
   sessionLabel,
@@ -50,12 +51,17 @@ async function* readClaudeCode(lines: AsyncIterable<SourceLine>, origin: { path:
   let group: Group | null = null;
   /** Lines of the newest assistant turn: tool results naming any of them answer it. */
   let answeredLines = new Set<string>();
+  /** The tool calls of the newest assistant turn: its results group is whole once it answers them all. */
+  let openCalls: string[] = [];
   let boundary: { value: Json; line: number } | null = null;
 
   const flush = (): TranscriptEntry | null => {
     if (!group) return null;
     const { entry } = group;
-    if (group.kind === 'assistant') answeredLines = new Set(entry.lineIds);
+    if (group.kind === 'assistant') {
+      answeredLines = new Set(entry.lineIds);
+      openCalls = callsOf(entry.blocksByLine.flat());
+    }
     group = null;
     const content = entry.blocksByLine.flat();
     return content.length > 0
@@ -209,9 +215,24 @@ async function* readClaudeCode(lines: AsyncIterable<SourceLine>, origin: { path:
       yield content.length > 0 ? { ...entry, content } : { kind: 'skip', lineIds: [uuid], parentLineId, line: line.number };
     }
   }
+  // A tool round that ends the file without a result for every call is still being written
+  // (tool-rounds.ts): left for the next import.
+  if (group && roundInProgress(group, openCalls)) {
+    yield { kind: 'unfinished', line: group.entry.line };
+    group = null;
+  }
   const flushed = flush();
   if (flushed) yield flushed;
-  if (boundary) yield compactionFrom(boundary);
+  // A boundary is followed by its summary line; one that ends the file is a compaction Claude Code
+  // is still writing. Left for the next import, which reads both lines (importing it now would
+  // make a compaction with no summary, and the summary could then never join it).
+  if (boundary) yield { kind: 'unfinished', line: boundary.line };
+}
+
+/** A group ending the file in the middle of a tool round: calls with no results yet, or not all results. */
+function roundInProgress(group: Group, openCalls: readonly string[]): boolean {
+  const blocks = group.entry.blocksByLine.flat();
+  return group.kind === 'assistant' ? callsOf(blocks).length > 0 : !answersEveryCall(blocks, openCalls);
 }
 
 /** Anthropic-shaped content → the blocks the ledger stores; thinking is left out, images named. */

@@ -7,6 +7,7 @@
 
 import type { ContentBlock } from '@agent-ledger/core';
 import { parseJsonLine } from '../read-lines.ts';
+import { answersEveryCall, callsOf } from '../tool-rounds.ts';
 import {
   type SourceLine,
   sessionLabel,
@@ -38,10 +39,13 @@ async function* readCodex(lines: AsyncIterable<SourceLine>): AsyncGenerator<Tran
   let started = false;
   let group: (TurnEntry & { blocksByLine: ContentBlock[][] }) | null = null;
   let model: string | undefined;
+  /** The calls of the newest assistant turn: a results group ending the file must answer them all. */
+  let openCalls: string[] = [];
   const flush = (): TranscriptEntry | null => {
     const entry = group;
     group = null;
     if (!entry) return null;
+    if (entry.role === 'assistant') openCalls = callsOf(entry.blocksByLine.flat());
     const content = entry.blocksByLine.flat();
     return content.length > 0 ? { ...entry, content } : { kind: 'skip', lineIds: entry.lineIds, line: entry.line };
   };
@@ -141,8 +145,24 @@ async function* readCodex(lines: AsyncIterable<SourceLine>): AsyncGenerator<Tran
     // developer/system messages are not turns.
     if (flushed) yield flushed;
   }
+  // A tool round that ends the file part-way (calls with no results, or not all of them) is still
+  // being written (tool-rounds.ts): left for the next import.
+  const last = group as (TurnEntry & { blocksByLine: ContentBlock[][] }) | null;
+  if (last) {
+    const blocks = last.blocksByLine.flat();
+    const inProgress =
+      last.role === 'assistant' ? callsOf(blocks).length > 0 : isResults(blocks) && !answersEveryCall(blocks, openCalls);
+    if (inProgress) {
+      yield { kind: 'unfinished', line: last.line };
+      group = null;
+    }
+  }
   const flushed = flush();
   if (flushed) yield flushed;
+}
+
+function isResults(blocks: readonly ContentBlock[]): boolean {
+  return blocks.length > 0 && blocks.every((block) => block.type === 'tool_result');
 }
 
 function textBlocks(content: unknown): ContentBlock[] {

@@ -9,6 +9,7 @@ import { closeSync, openSync, readSync } from 'node:fs';
 import path from 'node:path';
 import type { ContentBlock } from '@agent-ledger/core';
 import { parseJsonLine } from '../read-lines.ts';
+import { answersEveryCall, callsOf } from '../tool-rounds.ts';
 import {
   type SourceLine,
   sessionLabel,
@@ -32,6 +33,10 @@ export const piFormat: TranscriptFormat = {
 async function* readPi(lines: AsyncIterable<SourceLine>, origin: { path: string }): AsyncGenerator<TranscriptEntry> {
   let started = false;
   let results: (TurnEntry & { blocksByLine: ContentBlock[][] }) | null = null;
+  /** The calls of the newest assistant message: a results group ending the file must answer them all. */
+  let openCalls: string[] = [];
+  /** An assistant message with calls, not yet followed by anything. */
+  let calling: TranscriptEntry | null = null;
   const flush = (): TranscriptEntry | null => {
     const entry = results;
     results = null;
@@ -93,13 +98,32 @@ async function* readPi(lines: AsyncIterable<SourceLine>, origin: { path: string 
       } else {
         const flushed = flush();
         if (flushed) yield flushed;
+        if (calling) yield calling;
+        calling = null;
         results = { kind: 'turn', role: 'user', content: [], blocksByLine: [[block]], ...base };
       }
       continue;
     }
     const flushed = flush();
     if (flushed) yield flushed;
-    yield entryOf(value, message, base);
+    if (calling) yield calling;
+    calling = null;
+    const entry = entryOf(value, message, base);
+    if (entry.kind === 'turn' && entry.role === 'assistant') {
+      openCalls = callsOf(entry.content);
+      // Held until the next line: a call that ends the file is a tool round still being written.
+      if (openCalls.length > 0) {
+        calling = entry;
+        continue;
+      }
+    }
+    yield entry;
+  }
+  // A tool round that ends the file part-way (calls with no results, or not all of them) is still
+  // being written (tool-rounds.ts): left for the next import.
+  if (calling || (results && !answersEveryCall(results.blocksByLine.flat(), openCalls))) {
+    yield { kind: 'unfinished', line: (calling ?? results)?.line ?? 0 };
+    return;
   }
   const flushed = flush();
   if (flushed) yield flushed;
