@@ -33,7 +33,7 @@ const ENGINE_TESTING = ['store-sqlite', 'store-postgres'];
 const TEST_ALSO: Record<string, string[]> = {
   'agents-ledger': ['events-ledger', ...ENGINE_TESTING],
   'events-ledger': ENGINE_TESTING,
-  runtime: ['store', ...ENGINE_TESTING],
+  runtime: ENGINE_TESTING,
   transcripts: ENGINE_TESTING,
   server: ENGINE_TESTING,
   cli: ENGINE_TESTING,
@@ -41,6 +41,8 @@ const TEST_ALSO: Record<string, string[]> = {
 // A store location names its engine, so the store package loads the engine's package by name, upward
 // (an optional peer dependency: the application installs the engine it uses). Only there.
 const PLUGIN_LOADS: Record<string, string[]> = { 'packages/store/src/load-engine.ts': ['store-sqlite', 'store-postgres'] };
+/** Apps shipped as a bundle (scripts/build-cli.mjs): what they import is compiled in, not installed. */
+const BUNDLED = ['cli'];
 /** Entries made for tests only: no package's src imports them. */
 const TEST_ENTRY_NAMES = ['testing', 'contract'];
 const isTestFile = (file: string) => /\.test\.ts$|[\\/]test[\\/]/.test(file);
@@ -83,15 +85,19 @@ describe('package layering', () => {
       const allowed = ALLOWED[name];
       expect(allowed, `add ${name} to ALLOWED with the packages it may use`).toBeDefined();
       const manifest = JSON.parse(readFileSync(path.join(folder, 'package.json'), 'utf8'));
-      const declared = Object.keys(manifest.dependencies ?? {}).filter((dependency) => dependency.startsWith('@nexus/'));
+      const declared = Object.keys({ ...manifest.dependencies, ...manifest.peerDependencies }).filter((dependency) =>
+        dependency.startsWith('@agent-ledger/'),
+      );
       const declaredForTests = [...declared, ...Object.keys(manifest.devDependencies ?? {})];
+      // The CLI ships as one bundle: the packages it is built from are build-time (dev) dependencies.
+      if (BUNDLED.includes(name)) declared.push(...declaredForTests);
       for (const file of sourceFiles(folder)) {
         const allowedHere = isTestFile(file)
           ? [...(allowed ?? []), ...TEST_ONLY, ...(TEST_ALSO[name] ?? [])]
           : [...(allowed ?? []), ...(PLUGIN_LOADS[relative(file)] ?? [])];
         const declaredHere = isTestFile(file) ? declaredForTests : declared;
         const text = readFileSync(file, 'utf8');
-        for (const specifier of importSpecifiers(text).filter((found) => found.startsWith('@nexus/'))) {
+        for (const specifier of importSpecifiers(text).filter((found) => found.startsWith('@agent-ledger/'))) {
           const [, target, ...deeper] = specifier.split('/');
           // Past a package's main entry, only to another entry its exports map names: a test may use
           // the entries made for tests (`@agent-ledger/store-sqlite/testing`, `@agent-ledger/store/contract`),
@@ -102,7 +108,7 @@ describe('package layering', () => {
           if (!exported || (forTests && !isTestFile(file)))
             expect(deeper, `${path.relative(root, file)} reaches into ${specifier}`).toEqual([]);
           expect(allowedHere, `${path.relative(root, file)} imports ${specifier}`).toContain(target);
-          expect(declaredHere, `${name}/package.json must declare @nexus/${target}`).toContain(`@nexus/${target}`);
+          expect(declaredHere, `${name}/package.json must declare @agent-ledger/${target}`).toContain(`@agent-ledger/${target}`);
         }
       }
     });
@@ -116,7 +122,7 @@ describe('package layering', () => {
           if (path.relative(folder, target).startsWith('..')) outside.push(`${relative(file)} imports ${specifier}`);
         }
       }
-      expect(outside, 'import another package by its name (@nexus/…), declared in package.json').toEqual([]);
+      expect(outside, 'import another package by its name (@agent-ledger/…), declared in package.json').toEqual([]);
     });
 
     it(`${name} exports map points at files that exist`, () => {

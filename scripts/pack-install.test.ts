@@ -159,12 +159,13 @@ describe('packed library packages in fresh projects', () => {
     expect(existsSync(path.join(folder, 'nexus.db'))).toBe(true);
 
     // A location naming the engine that is not installed says which package to install.
-    const refused = spawnSync(process.execPath, ['snippet.mjs', 'postgres://ledger@127.0.0.1:1/none'], {
+    const refused = spawnSync(process.execPath, ['snippet.mjs', 'postgres://ledger:s3cret@127.0.0.1:1/none'], {
       cwd: folder,
       encoding: 'utf8',
     });
     expect(refused.status).not.toBe(0);
     expect(refused.stderr).toContain('npm install @agent-ledger/store-postgres');
+    expect(refused.stderr).not.toContain('s3cret');
 
     writeFileSync(path.join(folder, 'snippet.ts'), SNIPPET);
     writeFileSync(path.join(folder, 'engine.ts'), CONTRACT_SNIPPET);

@@ -56,7 +56,7 @@ describe('fuzz', () => {
           expect(JSON.parse(body)).toMatchObject({ error: { code: expect.any(String), message: expect.any(String) } });
         // Path tricks never serve a file from outside the viewer folder.
         if (request.path.startsWith('/viewer/') || request.path === '/package.json')
-          expect(body).not.toMatch(/"@nexus\/server"|"dependencies"/);
+          expect(body).not.toMatch(/"@agent-ledger\/server"|"dependencies"/);
       }),
       { numRuns: 3000 },
     );

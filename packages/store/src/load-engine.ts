@@ -44,6 +44,7 @@ const ENTRY_POINTS: { [Engine in keyof EngineModules]: string } = {
 
 export async function loadEngine<Engine extends keyof EngineModules>(
   engine: Engine,
+  /** The ledger's location as it may be shown (a URL without its password). */
   location: string,
 ): Promise<EngineModules[Engine]> {
   const packageName = ENGINE_PACKAGES[engine];

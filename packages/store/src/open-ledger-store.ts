@@ -43,7 +43,7 @@ export function openLedgerStore(location: string, options: OpenLedgerStoreOption
       engine: 'postgres',
       location: displayLocation(location),
       readonly,
-      open: async () => (await loadEngine('postgres', location)).openPostgresStore(location, postgresOptions),
+      open: async () => (await loadEngine('postgres', displayLocation(location))).openPostgresStore(location, postgresOptions),
     });
   }
   const scheme = URL_SCHEME.exec(location)?.[0];
