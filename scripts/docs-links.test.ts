@@ -15,7 +15,7 @@ const pages = [
 ];
 
 /** The targets of [text](target) links that are paths in this repository (no scheme, not an anchor). */
-export function relativeLinks(markdown: string): string[] {
+function relativeLinks(markdown: string): string[] {
   const withoutCode = markdown.replace(/```[\s\S]*?```/g, '');
   return [...withoutCode.matchAll(/\]\(([^)\s]+)\)/g)]
     .map((match) => match[1] as string)

@@ -49,6 +49,10 @@ async function main(): Promise<void> {
     await page.evaluate(`document.querySelector('.fork-point').scrollIntoView({ block: 'center' })`);
     await shot('fork');
 
+    // Imported sessions: named by title or project folder in the sidebar, a Codex patch with its lines.
+    await open(`view=timeline&session=${fixture.imported.codex.id}`);
+    await shot('imported');
+
     await open('view=search&q=pgbouncer');
     await page.waitForSelector('[data-hit]');
     await shot('search');

@@ -39,7 +39,7 @@ export const API_ROUTES: RouteDoc[] = [
     path: '/v1/sessions',
     summary: 'List sessions, newest first',
     query: listSessionsQuery,
-    success: [200, '{ sessions }'],
+    success: [200, '{ sessions }: each with `turnCount`, the turns from its root to its head'],
   },
   {
     method: 'get',

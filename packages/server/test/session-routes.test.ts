@@ -41,6 +41,22 @@ describe('sessions', () => {
     expect(page.body.sessions[0].id).toBe(all.body.sessions[1].id);
   });
 
+  it('lists each session with its turn count: the turns from its root to its head, none for an empty one', async () => {
+    const empty = (await api.call('/v1/sessions', jsonRequest('POST', {}))).body;
+    const listed: Array<{ id: string; headTurnId: string | null; turnCount: number }> = (await api.call('/v1/sessions')).body
+      .sessions;
+    expect(listed.find((session) => session.id === empty.id)?.turnCount).toBe(0);
+    for (const session of listed.filter((each) => each.headTurnId !== null)) {
+      let count = 0;
+      for await (const _turn of api.fixture.ledger.getFullHistory(session.headTurnId as string)) count += 1;
+      expect(session.turnCount, session.id).toBe(count);
+    }
+    // A fork counts the line it shows: the turns it inherits and its own.
+    const fork = listed.find((session) => session.id === api.seeded.forkSessionId);
+    const own = (await api.call(`/v1/sessions/${api.seeded.forkSessionId}/tree`)).body.ownTurns;
+    expect(fork?.turnCount).toBeGreaterThan(own);
+  });
+
   it('shows the fork tree', async () => {
     const tree = await api.call(`/v1/sessions/${api.seeded.flatSessionId}/tree`);
     expect(tree.status).toBe(200);

@@ -1,7 +1,9 @@
 // A ledger worth looking at, for the viewer's browser tests and its screenshots: a flat session
 // about a database migration that compacts at least twice on a small window (with a tool round and
-// a turn citing an inbound event), a fork from a turn already summarized, and a union-find session
-// about three topics. Everything is written through the ledgers' public API into a temp SQLite file.
+// a turn citing an inbound event), a fork from a turn already summarized, a union-find session
+// about three topics, and four sessions as the transcript importers write them (Claude Code, Codex,
+// pi: their labels, tool calls and metadata). Everything is written through the ledgers' public API
+// into a temp SQLite file.
 
 import fs from 'node:fs';
 import os from 'node:os';
@@ -20,7 +22,23 @@ export interface ViewerFixture {
   compactions: CompactionTurn[];
   /** The event the first user turn cites. */
   eventId: string;
+  imported: ImportedSessions;
   cleanup(): Promise<void>;
+}
+
+export interface ImportedSessions {
+  /** Claude Code, with a title: `claude-code /home/dev/payments-service … · Fix the retry loop`. */
+  titled: Session;
+  /** Claude Code, no title, in a folder that starts like the titled one's. */
+  untitled: Session;
+  /** Codex in the titled one's folder, with an `apply_patch` call and a long shell call. */
+  codex: Session;
+  /** pi, with a branch summary. */
+  pi: Session;
+  /** The patch the Codex turn's `apply_patch` input holds. */
+  patch: string;
+  /** The pi branch summary's turn. */
+  branchSummaryTurnId: string;
 }
 
 const MIGRATION_SETTINGS = { contextWindow: 560, reserveTokens: 80, keepRecentTokens: 150 };
@@ -180,6 +198,7 @@ export async function createViewerFixture(): Promise<ViewerFixture> {
     }
     await ledger.appendTurns(topics.id, topicTurns);
     await ledger.compact(topics.id);
+    const imported = await writeImportedSessions(ledger);
     return {
       ledger,
       events,
@@ -189,12 +208,158 @@ export async function createViewerFixture(): Promise<ViewerFixture> {
       topics: await ledger.getSession(topics.id),
       compactions,
       eventId: event.id,
+      imported,
       cleanup,
     };
   } catch (error) {
     await cleanup();
     throw error;
   }
+}
+
+const PATCH = [
+  '*** Begin Patch',
+  '*** Update File: src/retry.ts',
+  '@@ export async function withRetry(call) {',
+  '-  for (;;) {',
+  '+  for (let attempt = 0; attempt < 5; attempt += 1) {',
+  '     try {',
+  '       return await call();',
+  '*** End Patch',
+].join('\n');
+
+/**
+ * Sessions as `nexus import` writes them, by hand (the server does not depend on the importers):
+ * labels from transcript-entry.ts sessionLabel (`<tool> <cwd> <YYYY-MM-DD HH:MM>[ · <title>]`),
+ * `metadata.source` on every turn, Codex's custom tool call `apply_patch` as `input: { input }`
+ * (formats/codex.ts), and pi's `branch_summary` as a user turn marked `metadata.pi.branchSummaryFrom`
+ * (formats/pi.ts).
+ */
+async function writeImportedSessions(ledger: AgentsLedger): Promise<ImportedSessions> {
+  const at = (iso: string) => Date.parse(iso);
+  const source = (format: string, ...lines: string[]) => ({ source: { format, lines } });
+
+  const titled = await ledger.createSession({
+    label: 'claude-code /home/dev/payments-service 2026-05-01 09:00 · Fix the retry loop',
+  });
+  await ledger.appendTurns(titled.id, [
+    {
+      role: 'user',
+      content: 'withRetry in src/retry.ts never gives up when the card processor is down. Cap it at five attempts.',
+      timestamp: at('2026-05-01T09:00:00Z'),
+      metadata: source('claude-code', 'c1'),
+    },
+    {
+      role: 'assistant',
+      content: [
+        { type: 'text', text: 'I will cap the loop and write a test for it.' },
+        {
+          type: 'tool_use',
+          id: 'toolu_write',
+          name: 'Write',
+          input: {
+            file_path: '/home/dev/payments-service/test/retry.test.ts',
+            content:
+              "import { withRetry } from '../src/retry';\n\ntest('gives up after five attempts', async () => {\n  await expect(withRetry(fail)).rejects.toThrow();\n});",
+          },
+        },
+      ],
+      timestamp: at('2026-05-01T09:01:00Z'),
+      metadata: source('claude-code', 'c2'),
+    },
+    {
+      role: 'user',
+      content: [{ type: 'tool_result', tool_use_id: 'toolu_write', content: 'File created.' }],
+      timestamp: at('2026-05-01T09:01:05Z'),
+      metadata: source('claude-code', 'c3'),
+    },
+  ]);
+
+  const untitled = await ledger.createSession({ label: 'claude-code /home/dev/payments-gateway 2026-05-02 14:30' });
+  await ledger.appendTurns(untitled.id, [
+    {
+      role: 'user',
+      content: 'Which webhooks does the gateway still sign with the old key?',
+      timestamp: at('2026-05-02T14:30:00Z'),
+      metadata: source('claude-code', 'g1'),
+    },
+  ]);
+
+  const codex = await ledger.createSession({ label: 'codex /home/dev/payments-service 2026-05-03 10:15' });
+  await ledger.appendTurns(codex.id, [
+    {
+      role: 'user',
+      content: 'Make withRetry stop after five attempts.',
+      timestamp: at('2026-05-03T10:15:00Z'),
+      metadata: source('codex', 'x1'),
+    },
+    {
+      role: 'assistant',
+      content: [
+        {
+          type: 'tool_use',
+          id: 'call_find',
+          name: 'shell',
+          input: { command: ['bash', '-lc', 'rg -n withRetry src'], workdir: '/home/dev/payments-service', timeout_ms: 10000 },
+        },
+      ],
+      timestamp: at('2026-05-03T10:15:20Z'),
+      metadata: source('codex', 'x2'),
+    },
+    {
+      role: 'user',
+      content: [
+        { type: 'tool_result', tool_use_id: 'call_find', content: 'src/retry.ts:1:export async function withRetry(call) {' },
+      ],
+      timestamp: at('2026-05-03T10:15:21Z'),
+      metadata: source('codex', 'x3'),
+    },
+    {
+      role: 'assistant',
+      content: [{ type: 'tool_use', id: 'call_patch', name: 'apply_patch', input: { input: PATCH } }],
+      timestamp: at('2026-05-03T10:15:40Z'),
+      metadata: source('codex', 'x4'),
+    },
+    {
+      role: 'user',
+      content: [
+        { type: 'tool_result', tool_use_id: 'call_patch', content: 'Success. Updated the following files:\nM src/retry.ts' },
+      ],
+      timestamp: at('2026-05-03T10:15:41Z'),
+      metadata: source('codex', 'x5'),
+    },
+  ]);
+
+  const pi = await ledger.createSession({ label: 'pi /home/dev/ledger-ui 2026-05-04 16:00' });
+  const piTurns = await ledger.appendTurns(pi.id, [
+    {
+      role: 'user',
+      content: 'Try a virtual list for the timeline.',
+      timestamp: at('2026-05-04T16:00:00Z'),
+      metadata: source('pi', 'p1'),
+    },
+    {
+      role: 'user',
+      content: 'The virtual-list branch was dropped: scrolling to a turn by id broke, and pages of 50 were fast enough.',
+      timestamp: at('2026-05-04T16:20:00Z'),
+      metadata: { ...source('pi', 'p7'), pi: { branchSummaryFrom: 'p6' } },
+    },
+    {
+      role: 'assistant',
+      content: 'Back on the paged timeline, then.',
+      timestamp: at('2026-05-04T16:20:30Z'),
+      metadata: source('pi', 'p8'),
+    },
+  ]);
+
+  return {
+    titled: await ledger.getSession(titled.id),
+    untitled: await ledger.getSession(untitled.id),
+    codex: await ledger.getSession(codex.id),
+    pi: await ledger.getSession(pi.id),
+    patch: PATCH,
+    branchSummaryTurnId: (piTurns[1] as { id: string }).id,
+  };
 }
 
 /** The ids of every turn from the root to `headTurnId`, as the ledger itself reads them. */

@@ -1,6 +1,7 @@
 // The viewer's pure helpers, run in Node: the sidebar's fork tree built from one session listing
-// (every session exactly once, under its listed parent or as a root) and the turn ids a summary
-// cites. The page's modules are plain ES modules, imported here as they are served.
+// (every session exactly once, under its listed parent or as a root), the turn ids a summary
+// cites, and how an importer's label is read and shortened. The page's modules are plain ES
+// modules, imported here as they are served.
 
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -22,6 +23,18 @@ const { forkForest } = (await import(new URL('../viewer/sessions.js', import.met
 };
 const { citedTurnIds } = (await import(new URL('../viewer/turn-item.js', import.meta.url).href)) as {
   citedTurnIds(summary: string): string[];
+};
+
+interface LabelParts {
+  tool: string;
+  project: string | null;
+  date: string | null;
+  title: string | null;
+}
+const { labelParts, folderTail, tailLengths } = (await import(new URL('../viewer/names.js', import.meta.url).href)) as {
+  labelParts(label: string | null): LabelParts | null;
+  folderTail(project: string, count?: number): string;
+  tailLengths(projects: string[]): Map<string, number>;
 };
 
 /** Sessions whose parent is an earlier one, none, or one missing from the listing (paged out). */
@@ -72,6 +85,52 @@ describe('turn ids a summary cites', () => {
       fc.property(fc.array(fc.stringMatching(/^t_[A-Za-z0-9_-]{1,12}$/), { maxLength: 12 }), (ids) => {
         const summary = ids.map((id) => `[${id}] a line of the summary`).join('\n');
         expect(citedTurnIds(summary)).toEqual([...new Set(ids)]);
+      }),
+    );
+  });
+});
+
+describe('session names', () => {
+  it('reads an importer’s label into tool, folder, start and title, and leaves a person’s label alone', () => {
+    expect(labelParts('claude-code /home/dev/payments-service 2026-05-01 09:00 · Fix the retry loop · again')).toEqual({
+      tool: 'claude-code',
+      project: '/home/dev/payments-service',
+      date: '2026-05-01 09:00',
+      title: 'Fix the retry loop · again',
+    });
+    expect(labelParts('codex C:\\Users\\dev\\my app 2026-05-03 10:15')).toEqual({
+      tool: 'codex',
+      project: 'C:\\Users\\dev\\my app',
+      date: '2026-05-03 10:15',
+      title: null,
+    });
+    expect(labelParts('pi /home/dev/ledger-ui · fork of 1234')).toMatchObject({ project: '/home/dev/ledger-ui', date: null });
+    expect(labelParts('messages 2026-05-05 08:00')).toMatchObject({ project: null, date: '2026-05-05 08:00' });
+    for (const label of ['pi notes', 'payments migration (PAY-1874)', 'codexes /x 2026-05-01 09:00', null])
+      expect(labelParts(label)).toBeNull();
+    expect(folderTail('C:\\Users\\dev\\my app')).toBe('my app');
+  });
+
+  it('shortens each folder to the fewest last segments no other folder ends with', () => {
+    const lengths = tailLengths(['/home/a/api', '/srv/b/api', '/home/dev/web', '/home/dev/web', '/x/api', '/y/x/api']);
+    expect(Object.fromEntries(lengths)).toEqual({
+      '/home/a/api': 2,
+      '/srv/b/api': 2,
+      '/home/dev/web': 1,
+      '/x/api': 2,
+      '/y/x/api': 3,
+    });
+    // Unless one folder ends with another whole, the shortened folders all differ.
+    const folders = fc.uniqueArray(
+      fc.array(fc.constantFrom('a', 'b', 'api', 'web'), { minLength: 1, maxLength: 4 }).map((parts) => `/${parts.join('/')}`),
+      { maxLength: 12 },
+    );
+    fc.assert(
+      fc.property(folders, (projects) => {
+        const apart = projects.filter((project) => !projects.some((other) => other !== project && other.endsWith(project)));
+        const lengths = tailLengths(apart);
+        const shown = apart.map((project) => folderTail(project, lengths.get(project)));
+        expect(new Set(shown).size).toBe(apart.length);
       }),
     );
   });

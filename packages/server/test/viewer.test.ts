@@ -1,7 +1,8 @@
 // The web viewer in real Chromium against a real server on a real ledger: what a person sees in
 // each view is checked against what the ledger itself answers (history, compactions and what they
 // stand for, search hits and `via`, the context's pieces, topics), and no view reaches outside
-// the server's origin.
+// the server's origin. Imported sessions are told apart by name in the sidebar and in search,
+// tool inputs keep their line breaks, and pi's branch summaries say what they are.
 
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { RunningHttpServer } from '../src/index.ts';
@@ -29,7 +30,8 @@ describe.skipIf(unavailable !== null)(unavailable ? `viewer (skipped: ${unavaila
   it('lists every session, each fork nested under the session it came from, and opens the fork', async () => {
     const { page } = await open();
     const roots = await page.$$eval('.tree > li > a', (links) => links.map((link) => link.getAttribute('data-session')));
-    expect(roots.sort()).toEqual([fixture.migration.id, fixture.topics.id].sort());
+    const { titled, untitled, codex, pi } = fixture.imported;
+    expect(roots.sort()).toEqual([fixture.migration.id, fixture.topics.id, titled.id, untitled.id, codex.id, pi.id].sort());
     const nested = page.locator(
       `.tree > li:has(> a[data-session="${fixture.migration.id}"]) > ul a[data-session="${fixture.fork.id}"]`,
     );
@@ -124,12 +126,118 @@ describe.skipIf(unavailable !== null)(unavailable ? `viewer (skipped: ${unavaila
     await page.fill('#search-input', 'pgbouncer');
     await page.check('#search-raw');
     await page.press('#search-input', 'Enter');
-    await page.waitForSelector('[data-hit]');
+    await page.waitForSelector('[data-search-results][data-view="raw"] [data-hit]');
     const raw = await fixture.ledger.search('pgbouncer', { view: 'raw', limit: 20 });
-    expect(await page.$$eval('[data-hit]', (items) => items.map((item) => item.getAttribute('data-hit')))).toEqual(
-      raw.hits.map((hit) => hit.turnId),
-    );
+    const hitIds = () => page.$$eval('[data-hit]', (items) => items.map((item) => item.getAttribute('data-hit')));
+    expect(await hitIds()).toEqual(raw.hits.map((hit) => hit.turnId));
     expect(await page.$$eval('[data-via]', (items) => items.length)).toBe(0);
+
+    // Ticking the box again runs the search on screen again, without pressing Search.
+    await page.uncheck('#search-raw');
+    await page.waitForSelector('[data-search-results][data-view="resolved"] [data-hit]', { timeout: 5000 });
+    expect(await hitIds()).toEqual(expected.hits.map((hit) => hit.turnId));
+    expect(await page.$$eval('[data-via]', (items) => items.length)).toBeGreaterThan(0);
+    await page.check('#search-raw');
+    await page.waitForSelector('[data-search-results][data-view="raw"] [data-hit]', { timeout: 5000 });
+    expect(await hitIds()).toEqual(raw.hits.map((hit) => hit.turnId));
+  });
+
+  it('names imported sessions by what tells them apart, with the tool, date and turn count after, the label on hover', async () => {
+    const { page } = await open();
+    const { titled, untitled, codex, pi } = fixture.imported;
+    const shown = async (id: string) =>
+      page.$eval(`.tree a[data-session="${id}"]`, (link) => {
+        const label = link.querySelector('.label');
+        return {
+          name: label?.textContent,
+          about: link.querySelector('[data-field="about"]')?.textContent,
+          title: link.getAttribute('title'),
+          // The name is drawn whole, not cut at the sidebar's edge.
+          cut: !label || label.scrollWidth > label.clientWidth,
+        };
+      });
+    const turns = async (session: ViewerFixture['migration']) =>
+      (await historyIds(fixture.ledger, session.headTurnId as string)).length;
+    expect(await shown(titled.id)).toEqual({
+      name: 'Fix the retry loop',
+      about: `payments-service · claude-code · 2026-05-01 09:00 · ${await turns(titled)} turns`,
+      title: titled.label,
+      cut: false,
+    });
+    expect(await shown(untitled.id)).toEqual({
+      name: 'payments-gateway',
+      about: 'claude-code · 2026-05-02 14:30 · 1 turn',
+      title: untitled.label,
+      cut: false,
+    });
+    expect(await shown(codex.id)).toMatchObject({ name: 'payments-service', about: `codex · 2026-05-03 10:15 · 5 turns` });
+    expect(await shown(pi.id)).toMatchObject({ name: 'ledger-ui', about: 'pi · 2026-05-04 16:00 · 3 turns' });
+    // A session a person labelled keeps its label, with the day it was created; a fork counts its whole line.
+    const created = new Date(fixture.migration.createdAt).toISOString().slice(0, 16).replace('T', ' ');
+    expect(await shown(fixture.migration.id)).toMatchObject({
+      name: fixture.migration.label,
+      about: `${created} · ${await turns(fixture.migration)} turns`,
+    });
+    expect((await shown(fixture.fork.id)).about).toMatch(new RegExp(` · ${await turns(fixture.fork)} turns$`));
+  });
+
+  it('names the session of each search hit as the sidebar does, with its label and id on hover', async () => {
+    const { page } = await open('view=search&q=attempts');
+    const expected = await fixture.ledger.search('attempts', { limit: 20 });
+    const { titled, codex } = fixture.imported;
+    const names: Record<string, string> = { [titled.id]: 'Fix the retry loop', [codex.id]: 'payments-service' };
+    expect(new Set(expected.hits.map((hit) => hit.sessionId))).toEqual(new Set(Object.keys(names)));
+    const shown = await page.$$eval('[data-hit]', (items) =>
+      items.map((item) => {
+        const link = item.querySelector('[data-hit-session]');
+        return { id: link?.getAttribute('data-hit-session'), name: link?.textContent, title: link?.getAttribute('title') };
+      }),
+    );
+    const labels: Record<string, string | null> = { [titled.id]: titled.label, [codex.id]: codex.label };
+    expect(shown).toEqual(
+      expected.hits.map((hit) => ({
+        id: hit.sessionId,
+        name: names[hit.sessionId],
+        title: `${labels[hit.sessionId]}\n${hit.sessionId}`,
+      })),
+    );
+  });
+
+  it('shows a tool call’s long input with its own line breaks: a Codex patch, a file body, long JSON', async () => {
+    const { codex, titled, patch } = fixture.imported;
+    const { page } = await open(`view=timeline&session=${codex.id}`);
+    const call = (name: string) => page.locator(`[data-timeline] > .turn:has-text("→ ${name}")`);
+    expect(await call('apply_patch').locator('pre.tool-input').allTextContents()).toEqual([patch]);
+    expect(await call('apply_patch').textContent()).not.toContain('\\n');
+    // JSON without a multi-line field is pretty-printed below the call.
+    const shell = await call('shell').locator('pre.tool-input').textContent();
+    expect(JSON.parse(shell ?? '')).toMatchObject({ workdir: '/home/dev/payments-service' });
+    expect(shell?.split('\n').length).toBeGreaterThan(3);
+
+    // Beside other fields, the multi-line one is named; the others stay on the call's line.
+    const written = await historyIds(fixture.ledger, titled.headTurnId as string);
+    const turn = await fixture.ledger.getTurn(written[1] as string);
+    const input = turn.turnType === 'normal' && turn.content[1]?.type === 'tool_use' ? turn.content[1].input : null;
+    await page.goto(`${server.url}/#view=timeline&session=${titled.id}`);
+    const write = page.locator(`[data-timeline="${titled.id}"] > [data-turn="${turn.id}"]`);
+    expect(await write.locator('pre.tool-input[data-name="content"]').textContent()).toBe((input as { content: string }).content);
+    expect(await write.locator('.prose').textContent()).toContain(
+      `→ Write({"file_path":"${(input as { file_path: string }).file_path}"})`,
+    );
+  });
+
+  it('labels a pi branch summary as such, not as a user turn', async () => {
+    const { pi, branchSummaryTurnId } = fixture.imported;
+    const { page } = await open(`view=timeline&session=${pi.id}`);
+    const roles = await page.$$eval('[data-timeline] > [data-turn]', (items) =>
+      items.map((item) => [item.getAttribute('data-turn'), item.querySelector('.role')?.textContent]),
+    );
+    const ids = await historyIds(fixture.ledger, pi.headTurnId as string);
+    expect(roles).toEqual([
+      [ids[0], 'user'],
+      [branchSummaryTurnId, 'branch summary'],
+      [ids[2], 'assistant'],
+    ]);
   });
 
   it('shows the context that would be sent at a turn, piece by piece with its provenance', async () => {

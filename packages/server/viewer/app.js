@@ -5,6 +5,7 @@
 import { getJson, segment, setToken, subscribe } from './api.js';
 import { renderContext } from './context.js';
 import { errorBox, h, replaceChildren } from './dom.js';
+import { sessionName } from './names.js';
 import { currentRoute, href, navigate } from './route.js';
 import { renderSearch } from './search.js';
 import { renderSessions } from './sessions.js';
@@ -25,6 +26,14 @@ let onStreamEvent = () => {};
 searchForm.addEventListener('submit', (event) => {
   event.preventDefault();
   navigate({ view: 'search', q: searchInput.value, raw: searchRaw.checked ? '1' : '' });
+});
+
+// The checkbox changes which results a search has: one on screen is run again at once, in the
+// same scope. Elsewhere it only sets how the next search runs.
+searchRaw.addEventListener('change', () => {
+  const route = currentRoute();
+  if (route.view !== 'search') return;
+  navigate({ view: 'search', q: searchInput.value, raw: searchRaw.checked ? '1' : '', session: route.session });
 });
 
 window.addEventListener('hashchange', () => show());
@@ -138,7 +147,11 @@ function sessionHeader(session, tree, view) {
             `forks: `,
             forks.map((fork, index) => [
               index ? ', ' : '',
-              h('a', { href: href({ view: 'timeline', session: fork.session.id }) }, fork.session.label ?? fork.session.id),
+              h(
+                'a',
+                { href: href({ view: 'timeline', session: fork.session.id }), title: fork.session.label ?? fork.session.id },
+                sessionName(fork.session).name,
+              ),
             ]),
           )
         : null,

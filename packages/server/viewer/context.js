@@ -4,7 +4,7 @@
 // API's own parameters, so what is shown is exactly what `GET /v1/turns/{id}/context` returns.
 
 import { getJson, getTurn, segment } from './api.js';
-import { collapsible, contentText, errorBox, formatTokens, h, replaceChildren } from './dom.js';
+import { collapsible, contentNodes, errorBox, formatTokens, h, replaceChildren, turnKind } from './dom.js';
 import { href, navigate } from './route.js';
 import { eventChips } from './turn-item.js';
 
@@ -137,7 +137,7 @@ async function renderPieces(context, session) {
         h(
           'h3',
           {},
-          `${turn.role} `,
+          `${turnKind(turn)} `,
           h('span', { class: 'muted' }, '· raw turn '),
           link(turn.id),
           h(
@@ -146,7 +146,7 @@ async function renderPieces(context, session) {
             ` · ${formatTokens(turn.tokenCount)}${turn.sessionId === session.id ? '' : ` · from ${turn.sessionId}`}`,
           ),
         ),
-        collapsible(contentText(turn.content), { lines: 6 }),
+        collapsible(contentNodes(turn.content), { lines: 6 }),
         eventChips(cited[turn.id]),
       ),
     ),
@@ -160,7 +160,7 @@ function continuationMarker(firstMessage, firstTurn) {
     'section',
     { class: 'panel piece', 'data-piece': 'marker' },
     h('h3', {}, 'user ', h('span', { class: 'muted' }, '· added by the ledger so the messages start with the user')),
-    h('div', { class: 'prose' }, contentText(firstMessage.content)),
+    h('div', { class: 'prose' }, contentNodes(firstMessage.content)),
   );
 }
 

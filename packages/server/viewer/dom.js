@@ -42,22 +42,68 @@ export function formatTokens(count) {
   return `${Number(count ?? 0).toLocaleString('en-US')} tok`;
 }
 
-/** The text a person reads in a turn's content blocks; tool calls and results get one line each. */
-export function contentText(content) {
-  if (typeof content === 'string') return content;
-  return (content ?? [])
-    .map((block) => {
-      if (block.type === 'text') return block.text;
-      if (block.type === 'tool_use') return `→ ${block.name}(${JSON.stringify(block.input)})`;
-      if (block.type === 'tool_result') return `← ${block.is_error ? 'error: ' : ''}${toolResultText(block)}`;
-      return JSON.stringify(block);
-    })
-    .join('\n');
+/**
+ * What a person reads in a turn's content: text as text, a tool result as `← result`, a tool call
+ * as `→ name(input)` with its input made readable (toolInput).
+ */
+export function contentNodes(content) {
+  if (typeof content === 'string') return [content];
+  return (content ?? []).flatMap((block, index) => {
+    const separator = index ? ['\n'] : [];
+    if (block.type === 'text') return [...separator, block.text];
+    if (block.type === 'tool_use') return [...separator, ...toolInput(block.name, block.input)];
+    if (block.type === 'tool_result') return [...separator, `← ${block.is_error ? 'error: ' : ''}${toolResultText(block)}`];
+    return [...separator, JSON.stringify(block)];
+  });
+}
+
+/** Short JSON input inline; longer JSON pretty-printed below the call. */
+const INLINE_INPUT = 80;
+
+/**
+ * A tool call's input, readable: a patch, script or file body is a string with line breaks, which
+ * JSON would show as one line of `\n`s, so a string input (or each such field of an object, a
+ * Codex `apply_patch`'s `input`, say) is preformatted text with its line breaks, and the other
+ * fields stay JSON on the call's line.
+ */
+function toolInput(name, input) {
+  const block = (text, field) => h('pre', { class: 'tool-input', 'data-name': field }, text);
+  if (typeof input === 'string') return [`→ ${name}`, block(input)];
+  const fields = input && typeof input === 'object' && !Array.isArray(input) ? Object.entries(input) : [];
+  const long = fields.filter(([, value]) => linesOf(value) !== null);
+  if (long.length > 0) {
+    const rest = fields.filter(([, value]) => linesOf(value) === null);
+    return [
+      `→ ${name}${rest.length ? `(${JSON.stringify(Object.fromEntries(rest))})` : ''}`,
+      // A lone field needs no name: the call's name says what it is.
+      ...long.map(([field, value]) => block(linesOf(value), fields.length > 1 ? field : null)),
+    ];
+  }
+  const json = JSON.stringify(input) ?? '';
+  return json.length <= INLINE_INPUT ? [`→ ${name}(${json})`] : [`→ ${name}`, block(JSON.stringify(input, null, 2))];
+}
+
+/** The text of a multi-line string, or of a command given as words one of which has lines. */
+function linesOf(value) {
+  if (typeof value === 'string') return value.includes('\n') ? value : null;
+  const words = Array.isArray(value) && value.every((word) => typeof word === 'string');
+  return words && value.some((word) => word.includes('\n')) ? value.join(' ') : null;
 }
 
 function toolResultText(block) {
   if (typeof block.content === 'string') return block.content;
   return (block.content ?? []).map((part) => part.text).join('\n');
+}
+
+/**
+ * What a turn is, for its heading: its role, or what an importer marked it as. pi's summary of a
+ * branch it left is stored as a user turn with `metadata.pi.branchSummaryFrom` (the pi entry the
+ * branch left from, or null).
+ */
+export function turnKind(turn) {
+  const pi = turn.metadata?.pi;
+  if (pi && typeof pi === 'object' && 'branchSummaryFrom' in pi) return 'branch summary';
+  return turn.role;
 }
 
 /** A search snippet marks matches with [ and ]: those become <mark>, the rest stays text. */
@@ -74,9 +120,10 @@ export function snippetNodes(snippet) {
   return nodes;
 }
 
-/** A short, shrinkable block of long text: the first lines, and a button that shows the rest. */
-export function collapsible(text, { lines = 6, className = 'prose' } = {}) {
-  const body = h('div', { class: `${className} clamped`, style: `--lines: ${lines}` }, text);
+/** A short, shrinkable block of long text (or nodes): the first lines, and a button that shows the rest. */
+export function collapsible(content, { lines = 6, className = 'prose' } = {}) {
+  const body = h('div', { class: `${className} clamped`, style: `--lines: ${lines}` }, content);
+  const text = body.textContent;
   const total = text.split('\n').length;
   if (total <= lines && text.length < lines * 120) {
     body.classList.remove('clamped');

@@ -1,15 +1,17 @@
 // Search over the whole history. In the resolved view a match inside summarized turns comes back
 // as the compaction that stands for it, with `via` naming the matching turn: both are links, so a
-// person sees what the model sees now and what was actually said.
+// person sees what the model sees now and what was actually said. Each hit names its session the
+// way the sidebar does, with the label and id on hover.
 
 import { getJson, itemsOf } from './api.js';
 import { errorBox, formatTime, h, replaceChildren, snippetNodes } from './dom.js';
+import { sessionName, sessionsById } from './names.js';
 import { href } from './route.js';
 
 const PAGE = 20;
 
 export async function renderSearch(container, { query, raw = false, sessionId = null }) {
-  const results = h('ol', { class: 'turns', 'data-search-results': '' });
+  const results = h('ol', { class: 'turns', 'data-search-results': '', 'data-view': raw ? 'raw' : 'resolved' });
   const more = h('div', { class: 'pager' });
   replaceChildren(
     container,
@@ -40,8 +42,9 @@ export async function renderSearch(container, { query, raw = false, sessionId = 
         cursor,
       });
       const hits = itemsOf(page, 'hits');
+      const sessions = await sessionsById(hits.map((hit) => hit.sessionId));
       if (!cursor && hits.length === 0) results.append(h('p', { class: 'empty' }, `No turn matches “${query}”.`));
-      for (const hit of hits) results.append(renderHit(hit));
+      for (const hit of hits) results.append(renderHit(hit, sessions.get(hit.sessionId) ?? { id: hit.sessionId }));
       replaceChildren(
         more,
         page.nextCursor ? h('button', { type: 'button', onclick: () => loadPage(page.nextCursor) }, 'More results') : null,
@@ -54,7 +57,7 @@ export async function renderSearch(container, { query, raw = false, sessionId = 
   await loadPage(undefined);
 }
 
-function renderHit(hit) {
+function renderHit(hit, session) {
   const isCompaction = hit.turnType === 'compaction';
   return h(
     'li',
@@ -64,7 +67,20 @@ function renderHit(hit) {
       { class: 'turn-head' },
       h('span', { class: 'role' }, isCompaction ? 'compaction' : hit.role),
       h('a', { class: 'id', href: href({ view: 'timeline', session: hit.sessionId, at: hit.turnId }) }, hit.turnId),
-      h('span', {}, `in ${hit.sessionId}`),
+      h(
+        'span',
+        {},
+        'in ',
+        h(
+          'a',
+          {
+            href: href({ view: 'timeline', session: hit.sessionId }),
+            title: session.label ? `${session.label}\n${hit.sessionId}` : hit.sessionId,
+            'data-hit-session': hit.sessionId,
+          },
+          sessionName(session).name,
+        ),
+      ),
       h('span', {}, formatTime(hit.timestamp)),
       hit.via
         ? h(

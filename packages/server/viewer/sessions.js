@@ -1,8 +1,9 @@
 // The sidebar: every session as a tree of forks, built from one listing (each session names the
-// session it was forked from), so the tree costs one request however many forks there are.
+// session it was forked from), so the tree costs one request however many forks there are. Each
+// session shows its name (names.js), then when it started and how many turns its line holds.
 
-import { getJson, itemsOf } from './api.js';
 import { errorBox, h, replaceChildren } from './dom.js';
+import { listSessions, sessionName } from './names.js';
 import { href } from './route.js';
 
 /** Sessions by parent: roots are those whose parent is not in the listing. */
@@ -33,7 +34,7 @@ export async function renderSessions(container, currentSessionId) {
   const draw = ++draws;
   let sessions;
   try {
-    sessions = itemsOf(await getJson('/v1/sessions', { limit: LISTED }), 'sessions');
+    sessions = await listSessions(LISTED);
   } catch (error) {
     if (draw === draws) replaceChildren(container, h('h2', {}, 'Sessions'), errorBox(error));
     return;
@@ -42,18 +43,22 @@ export async function renderSessions(container, currentSessionId) {
   const { roots, children } = forkForest(sessions);
   const item = (session) => {
     const forks = children.get(session.id) ?? [];
+    const { name, details } = sessionName(session);
+    const turns = typeof session.turnCount === 'number' ? `${session.turnCount} turn${session.turnCount === 1 ? '' : 's'}` : null;
     const link = h(
       'a',
       {
         href: href({ view: 'timeline', session: session.id }),
         'aria-current': session.id === currentSessionId ? 'page' : null,
         'data-session': session.id,
+        title: session.label ?? session.id,
       },
+      h('span', { class: 'label' }, session.parentSessionId ? h('span', { class: 'fork-mark' }, '↳ ') : null, name),
+      // Each part stays whole; a long line wraps between parts instead of losing its end.
       h(
         'span',
-        { class: 'label' },
-        session.parentSessionId ? h('span', { class: 'fork-mark', title: 'fork' }, '↳ ') : null,
-        session.label ?? session.id,
+        { class: 'about', 'data-field': 'about' },
+        [...details, turns].filter(Boolean).map((part, index) => [index ? ' · ' : '', h('span', {}, part)]),
       ),
       h(
         'span',

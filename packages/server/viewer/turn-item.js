@@ -3,7 +3,7 @@
 // that expands it to the raw turns, the turns its summary cites and the events those turns cite).
 
 import { getJson, itemsOf, segment } from './api.js';
-import { collapsible, contentText, errorBox, formatTime, formatTokens, h, replaceChildren } from './dom.js';
+import { collapsible, contentNodes, errorBox, formatTime, formatTokens, h, replaceChildren, turnKind } from './dom.js';
 import { href } from './route.js';
 
 /** Expanding shows at most this many covered turns; the rest is a link into the timeline. */
@@ -14,17 +14,19 @@ const AUTO_READ_LIMIT = 500;
 export function renderTurn(turn, { sessionId, focus = false } = {}) {
   if (turn.turnType === 'compaction') return renderCompaction(turn, { sessionId, focus });
   const inherited = sessionId && turn.sessionId !== sessionId;
+  const kind = turnKind(turn);
   return h(
     'li',
     {
       class: `turn ${turn.role}${inherited ? ' inherited' : ''}${focus ? ' focus' : ''}`,
+      'data-kind': kind === turn.role ? null : kind,
       'data-turn': turn.id,
       id: `turn-${turn.id}`,
     },
     h(
       'div',
       { class: 'turn-head' },
-      h('span', { class: 'role' }, turn.role),
+      h('span', { class: 'role', title: kind === turn.role ? null : `sent as a ${turn.role} turn` }, kind),
       h('span', { class: 'id' }, turn.id),
       h('span', {}, formatTime(turn.timestamp)),
       h('span', {}, formatTokens(turn.tokenCount)),
@@ -37,7 +39,7 @@ export function renderTurn(turn, { sessionId, focus = false } = {}) {
         h('a', { href: href({ view: 'context', session: sessionId ?? turn.sessionId, turn: turn.id }) }, 'context here'),
       ),
     ),
-    collapsible(contentText(turn.content), { lines: 8 }),
+    collapsible(contentNodes(turn.content), { lines: 8 }),
     eventChips(turn.eventIds),
   );
 }

@@ -15,7 +15,16 @@ export function sessionRoutes(app: Hono, { ledger, signals, stream }: RouteConte
 
   app.get('/v1/sessions', async (context) => {
     const { limit = 100, offset = 0 } = readQuery(context, listSessionsQuery);
-    return context.json({ sessions: await ledger.listSessions({ limit, offset }) });
+    const sessions = await ledger.listSessions({ limit, offset });
+    // The length of each session's line (its head's depth + 1, inherited and compaction turns
+    // included), so a listing can say how long each session is: the heads are read in one query.
+    const heads = await ledger.store.getTurns(sessions.flatMap((session) => session.headTurnId ?? []));
+    return context.json({
+      sessions: sessions.map((session) => {
+        const depth = session.headTurnId ? heads.get(session.headTurnId)?.depth : undefined;
+        return { ...session, turnCount: depth === undefined ? 0 : depth + 1 };
+      }),
+    });
   });
 
   app.get('/v1/sessions/:id', async (context) => {
