@@ -2,7 +2,9 @@
 // normal turn, on its own session's line or on a fork made at it, carries no tool_result for them
 // (a crash between a call and its result, or a user who wrote on). Contexts stay valid anyway
 // (context/pair-tool-calls.ts sends an interrupted result in their place); doctor warns so a person
-// knows which calls never ran to the end.
+// knows which calls never ran to the end. A subagent's conversation (its turns carry
+// metadata.subagent: an imported Claude Code subagent) is a fork at the call that started it: the
+// call is answered on its own line, and the fork is that call's work, not a line that left it open.
 
 import { type ContentBlock, toolResultIds, toolUseIds } from '@agent-ledger/core';
 import type { LinePosition } from '@agent-ledger/store';
@@ -37,6 +39,7 @@ export async function findDanglingToolCalls(ledger: LedgerContext): Promise<Dang
           limit: LOOK_AHEAD,
         });
         const next = rows.find((row) => row.turnType === 'normal');
+        if (sessionId !== turn.sessionId && isSubagentTurn(next?.metadata)) continue;
         const answered = new Set(next?.role === 'user' && next.content ? toolResultIds(next.content as ContentBlock[]) : []);
         const open = calls.filter((id) => !answered.has(id));
         // A fork with no turn of its own yet continues nothing: only its own line can leave a call open.
@@ -49,4 +52,8 @@ export async function findDanglingToolCalls(ledger: LedgerContext): Promise<Dang
     if (!last || calling.length < SCAN_PAGE) return dangling;
     after = { sessionId: last.sessionId, depth: last.depth };
   }
+}
+
+function isSubagentTurn(metadata: unknown): boolean {
+  return typeof metadata === 'object' && metadata !== null && 'subagent' in metadata;
 }

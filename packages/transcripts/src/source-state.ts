@@ -18,6 +18,8 @@ export interface SourceState {
   label: string;
   /** The source a forked transcript was copied from: lines it shares with it are found there. */
   copiedFrom?: string;
+  /** A subagent's conversation: its id, written on each of its turns (metadata.subagent). */
+  subagent?: string;
 }
 
 /** The turns holding source lines (null: known, before any turn), here or in the source it copies; unknown lines are absent. */
@@ -82,6 +84,7 @@ export async function openSource(
       sessionHeads,
       label: session.label,
       copiedFrom: session.forkOf?.copiesLines ? session.forkOf.key : undefined,
+      subagent: session.forkOf?.subagent,
     };
     await recordUnrecordedLines(state, options);
     return { state, created: false };
@@ -116,6 +119,7 @@ export async function openSource(
     sessionHeads,
     label: session.label,
     copiedFrom: session.forkOf?.copiesLines ? session.forkOf.key : undefined,
+    subagent: session.forkOf?.subagent,
   };
   return { state, created: true };
 }

@@ -21,6 +21,11 @@ export interface SourceSession {
     atTime?: number;
     /** The file repeats the parent's lines with their ids (a pi fork): those are not imported twice. */
     copiesLines?: boolean;
+    /**
+     * A subagent's conversation (its id): work a tool call of the parent started, answered there.
+     * Its turns carry `metadata.subagent`, so doctor knows the call it forks at is not left open.
+     */
+    subagent?: string;
   };
 }
 

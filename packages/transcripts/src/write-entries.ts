@@ -139,7 +139,7 @@ async function writeEntry(state: SourceState, entry: LineEntry, cursor: Cursor, 
     (parentLineId === undefined || (parentLineId !== null && last.lineIds.includes(parentLineId)))
   ) {
     if (entry.kind === 'skip') last.lineIds.push(...entry.lineIds);
-    else batch?.items.push({ input: inputOf(entry, options), lineIds: [...entry.lineIds], line: entry.line });
+    else batch?.items.push({ input: inputOf(state, entry, options), lineIds: [...entry.lineIds], line: entry.line });
     if ((batch?.items.length ?? 0) >= BATCH_TURNS) await flush(state, cursor, options);
     return;
   }
@@ -148,7 +148,10 @@ async function writeEntry(state: SourceState, entry: LineEntry, cursor: Cursor, 
   if (entry.kind === 'turn') {
     try {
       const sessionId = await sessionAfter(state, parentTurnId, options);
-      cursor.batch = { sessionId, items: [{ input: inputOf(entry, options), lineIds: [...entry.lineIds], line: entry.line }] };
+      cursor.batch = {
+        sessionId,
+        items: [{ input: inputOf(state, entry, options), lineIds: [...entry.lineIds], line: entry.line }],
+      };
       return;
     } catch (error) {
       reportSkipped(error, entry.line, options);
@@ -188,13 +191,17 @@ function reportSkipped(error: unknown, line: number, options: WriteOptions): voi
   options.onProblem({ path: options.path, line, message: `skipped: ${error.message}` });
 }
 
-function inputOf(entry: TurnEntry, options: WriteOptions): AppendTurnInput {
+function inputOf(state: SourceState, entry: TurnEntry, options: WriteOptions): AppendTurnInput {
   return {
     role: entry.role,
     content: entry.content,
     ...(entry.timestamp === undefined ? {} : { timestamp: entry.timestamp }),
     ...(entry.model === undefined ? {} : { model: entry.model }),
-    metadata: { source: { format: options.format, lines: entry.lineIds }, ...entry.metadata },
+    metadata: {
+      source: { format: options.format, lines: entry.lineIds },
+      ...(state.subagent === undefined ? {} : { subagent: { id: state.subagent } }),
+      ...entry.metadata,
+    },
   };
 }
 

@@ -111,7 +111,11 @@ async function* readClaudeCode(lines: AsyncIterable<SourceLine>, origin: { path:
             kind: 'session',
             key: `claude-code:${sessionId}/agent-${agentId}`,
             label: sessionLabel('claude-code', project, time, `subagent ${agentId}`),
-            forkOf: { key: `claude-code:${sessionId}`, ...(time === undefined ? {} : { atTime: time }) },
+            forkOf: {
+              key: `claude-code:${sessionId}`,
+              subagent: agentId,
+              ...(time === undefined ? {} : { atTime: time }),
+            },
           }
         : { kind: 'session', key: `claude-code:${sessionId}`, label: sessionLabel('claude-code', project, time, title) };
     }
