@@ -4,6 +4,7 @@
 import { parseArgs } from 'node:util';
 import { InvalidInputError } from '@agent-ledger/core';
 import type { Command, OptionSpec } from './command.ts';
+import { closest } from './suggest.ts';
 
 export const GLOBAL_OPTIONS: Record<string, OptionSpec> = {
   db: {
@@ -44,8 +45,27 @@ export function parseCommandArguments(command: Command, argv: string[]) {
     });
     return { positionals: parsed.positionals, options: parsed.values as Record<string, string | boolean | string[] | undefined> };
   } catch (error) {
-    throw new UsageError(`${(error as Error).message}. See \`nexus ${command.path.join(' ')} --help\`.`);
+    throw new UsageError(`${parseErrorText(error, command, specs)} See \`nexus ${command.path.join(' ')} --help\`.`);
   }
+}
+
+/** node:util's parseArgs errors, said in the terms of the command line, with the flag meant when it is a typo. */
+function parseErrorText(error: unknown, command: Command, specs: Record<string, OptionSpec>): string {
+  const { code, message } = error as { code?: string; message?: string };
+  const flag = /'(-{1,2}[^' ]+)/.exec(message ?? '')?.[1];
+  const where = `\`nexus ${command.path.join(' ')}\``;
+  if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && flag) {
+    const meant = closest(flag.replace(/^-+/, ''), Object.keys(specs));
+    return `unknown option ${flag} for ${where}.${meant ? ` Did you mean --${meant}?` : ''}`;
+  }
+  if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' && flag) {
+    const name = flag.replace(/^-+/, '');
+    const spec = specs[name];
+    return spec?.type === 'string'
+      ? `--${name} needs a value (--${name} ${spec.valueName ?? 'VALUE'}).`
+      : `--${name} takes no value.`;
+  }
+  return `${(message ?? String(error)).replace(/\.$/, '')}.`;
 }
 
 export function requirePositionals(command: Command, positionals: string[]): void {
@@ -81,10 +101,31 @@ export function generalHelp(commands: Command[]): string {
     ...commands.map((command) => `  ${command.path.join(' ').padEnd(width)}  ${command.summary}`),
     '',
     'Global options:',
-    ...optionLines(GLOBAL_OPTIONS),
+    ...optionLines({ ...GLOBAL_OPTIONS, version: { type: 'boolean', description: 'print the version (nexus --version)' } }),
     '',
     'Run `nexus <command> --help` for a command’s options.',
+    'Exit status: 0 done, 1 the command failed (the reason is on stderr), 2 a usage mistake (unknown command or',
+    'option, missing argument, bad option value).',
   ].join('\n');
+}
+
+/** The commands that start with `group` (`nexus session` → create, list, show). */
+export function groupHelp(commands: Command[], group: string): string {
+  const members = commands.filter((command) => command.path[0] === group && command.path.length > 1);
+  const width = Math.max(...members.map((command) => command.path.join(' ').length));
+  return [
+    `Usage: nexus ${group} <subcommand> [arguments] [options]`,
+    '',
+    'Subcommands:',
+    ...members.map((command) => `  nexus ${command.path.join(' ').padEnd(width)}  ${command.summary}`),
+    '',
+    `Run \`nexus ${group} <subcommand> --help\` for its options.`,
+  ].join('\n');
+}
+
+/** The first words of commands that have subcommands: session, events, turn. */
+export function commandGroups(commands: Command[]): string[] {
+  return [...new Set(commands.filter((command) => command.path.length > 1).map((command) => command.path[0] as string))];
 }
 
 function optionLines(options: Record<string, OptionSpec>): string[] {

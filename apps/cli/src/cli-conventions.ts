@@ -2,7 +2,7 @@
 // hint the CLI prints is a command that works when pasted (with the --db the user gave), and an
 // error speaks of the flags a person types, not the library's field names.
 
-import { InvalidInputError, type LedgerError } from '@agent-ledger/core';
+import { databaseNotFoundReason, InvalidInputError, type LedgerError } from '@agent-ledger/core';
 import { displayLocation } from '@agent-ledger/store';
 import { GLOBAL_OPTIONS } from './arguments.ts';
 
@@ -60,9 +60,39 @@ const SETTING_FLAGS: Record<string, string> = {
   keepRecentTokens: '--keep',
 };
 
+/** The fields the library's not-found errors carry. */
+type NotFoundFields = Partial<Record<'turnId' | 'sessionId' | 'eventId' | 'path' | 'reason', string>>;
+
+/** The library's advice, where it names a function, as the command that does the same. */
+const LIBRARY_TO_CLI: ReadonlyArray<readonly [string, string]> = [
+  ['topics(sessionId) lists topic ids', '`nexus topics <session>` lists topic ids'],
+  ['as checkpoint() returns it', 'as `nexus events checkpoint` prints it'],
+  ["the events ledger's verify()", '`nexus events verify`'],
+];
+
+/** What the library says in its own terms (listSessions(), mustExist), said as CLI commands. */
+function inCliTerms(error: LedgerError): string {
+  const fields = error as LedgerError & NotFoundFields;
+  switch (error.code) {
+    case 'TURN_NOT_FOUND':
+      return `No turn with id "${fields.turnId}". \`nexus session list\` shows each session's head turn; \`nexus history <headTurnId>\` lists the turns up to it.`;
+    case 'SESSION_NOT_FOUND':
+      return `No session with id "${fields.sessionId}". \`nexus session list\` shows the sessions in this database.`;
+    case 'EVENT_NOT_FOUND':
+      return `No event with id "${fields.eventId}". \`nexus events list --channel C\` lists a channel's events.`;
+    case 'DATABASE_NOT_FOUND':
+      return (
+        `${databaseNotFoundReason(fields.path ?? '', fields.reason)} Check the path (--db or $NEXUS_DB); ` +
+        'a command that writes (`nexus session create`, `nexus import <file>`) creates a new ledger.'
+      );
+    default:
+      return LIBRARY_TO_CLI.reduce((message, [library, cli]) => message.replace(library, cli), error.message);
+  }
+}
+
 /** An error's message as a CLI user should read it. */
 export function messageForCli(error: LedgerError, database: { path: string; given: boolean }, flags: readonly string[]): string {
-  let message = error.message;
+  let message = inCliTerms(error);
   if (error instanceof InvalidInputError) {
     for (const [field, flag] of Object.entries(SETTING_FLAGS)) {
       if (flags.includes(flag.slice(2))) message = message.replace(new RegExp(`\\b${field}\\b`, 'g'), flag);

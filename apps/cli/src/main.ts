@@ -4,11 +4,21 @@
 import { accessSync, constants, existsSync } from 'node:fs';
 import { LedgerError } from '@agent-ledger/core';
 import manifest from '../package.json' with { type: 'json' };
-import { commandHelp, findCommand, generalHelp, parseCommandArguments, requirePositionals, UsageError } from './arguments.ts';
+import {
+  commandGroups,
+  commandHelp,
+  findCommand,
+  generalHelp,
+  groupHelp,
+  parseCommandArguments,
+  requirePositionals,
+  UsageError,
+} from './arguments.ts';
 import { commandLine, hoistGlobalOptions, messageForCli } from './cli-conventions.ts';
 import { ALREADY_WRITTEN, type CommandIo } from './command.ts';
 import { COMMANDS } from './commands/index.ts';
 import type { CommandLedgers } from './open-ledgers.ts';
+import { closest } from './suggest.ts';
 
 /** The CLI's version: the package's, as npm installed it. */
 export const VERSION: string = manifest.version;
@@ -38,18 +48,7 @@ export async function main(givenArgv: string[], io: MainIo = processIo): Promise
     return 0;
   }
   const found = findCommand(COMMANDS, argv);
-  if (!found) {
-    // The words a person typed as a command: those before the first option (an option's value is not one).
-    const firstOption = argv.findIndex((word) => word.startsWith('-'));
-    const words = firstOption < 0 ? argv : argv.slice(0, firstOption);
-    const helpAsked = argv.length === 0 || words[0] === 'help' || argv.includes('--help') || argv.includes('-h');
-    // Global options and no command: the help, as a usage mistake.
-    if (helpAsked || words.length === 0) {
-      io.stdout(`${generalHelp(COMMANDS)}\n`);
-      return helpAsked ? 0 : 2;
-    }
-    return fail(io, wantsJson, new UsageError(`unknown command "${words.join(' ')}". Run \`nexus --help\`.`));
-  }
+  if (!found) return withoutCommand(argv, io, wantsJson);
   const { command, rest } = found;
   let ledgers: CommandLedgers | null = null;
   let exitCode = 0;
@@ -104,6 +103,45 @@ export async function main(givenArgv: string[], io: MainIo = processIo): Promise
   } finally {
     await (ledgers as CommandLedgers | null)?.close();
   }
+}
+
+/**
+ * A command line that names no command: the general help (asked for, or nothing but global
+ * options), a group's subcommands (`nexus session`), or an unknown command, with the one meant when
+ * it is a typo. Help that was asked for exits 0; anything else is a usage mistake (2).
+ */
+function withoutCommand(argv: string[], io: MainIo, wantsJson: boolean): number {
+  // The words a person typed as a command: those before the first option (an option's value is not one).
+  const firstOption = argv.findIndex((word) => word.startsWith('-'));
+  const words = firstOption < 0 ? argv : argv.slice(0, firstOption);
+  const helpAsked = argv.includes('--help') || argv.includes('-h');
+  if (argv.length === 0 || (words.length === 0 && helpAsked) || (words.length === 1 && words[0] === 'help')) {
+    io.stdout(`${generalHelp(COMMANDS)}\n`);
+    return 0;
+  }
+  if (words.length === 0) {
+    io.stdout(`${generalHelp(COMMANDS)}\n`);
+    return 2;
+  }
+  const groups = commandGroups(COMMANDS);
+  const [first, second] = words as [string, string | undefined];
+  if (groups.includes(first) && second === undefined) {
+    io.stdout(`${groupHelp(COMMANDS, first)}\n`);
+    return 0;
+  }
+  const known = COMMANDS.map((command) => command.path.join(' '));
+  const inGroup = groups.includes(first);
+  // The command as typed: a group's first two words, else the first (the rest are its arguments).
+  const typed = inGroup ? `${first} ${second}` : first;
+  const meant = inGroup
+    ? closest(
+        typed,
+        known.filter((path) => path.startsWith(`${first} `)),
+      )
+    : closest(first, known);
+  const hint = meant ? ` Did you mean \`nexus ${meant}\`?` : '';
+  const list = inGroup ? `\`nexus ${first}\` lists its subcommands` : '`nexus --help` lists the commands';
+  return fail(io, wantsJson, new UsageError(`unknown command "${typed}".${hint} ${list}.`));
 }
 
 /**

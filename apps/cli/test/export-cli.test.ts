@@ -77,7 +77,7 @@ describe('nexus export', () => {
   it('refuses an unknown format, --at without anthropic, and an unknown session', async () => {
     const sessionId = await importedSession(temp.dbPath, PI_FILE);
     const format = await runCli(['export', sessionId, '--format', 'html', '--db', temp.dbPath]);
-    expect(format.code).toBe(1);
+    expect(format.code).toBe(2);
     expect(format.stderr).toContain('--format must be pi, anthropic or nexus');
     expect((await runCli(['export', sessionId, '--at', 't_x', '--db', temp.dbPath])).stderr).toContain(
       '--at applies to --format anthropic only',

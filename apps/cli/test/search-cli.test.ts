@@ -227,7 +227,7 @@ describe('nexus search --json', () => {
     );
   });
 
-  it('refuses mixed or malformed options with usage errors, and a bad cursor with INVALID_INPUT', async () => {
+  it('refuses mixed or malformed options, a bad cursor and an empty query with usage errors (exit 2)', async () => {
     const mixed = await runCli(['search', 'capybara', '--channel', 'c', '--session', sourceId, '--db', temp.dbPath, '--json']);
     expect(mixed.code).toBe(2);
     const role = await runCli(['search', 'capybara', '--role', 'system', '--db', temp.dbPath, '--json']);
@@ -235,8 +235,13 @@ describe('nexus search --json', () => {
     const since = await runCli(['search', 'capybara', '--since', 'yesterday-ish', '--db', temp.dbPath, '--json']);
     expect(since.code).toBe(2);
     const cursor = await runCli(['search', 'capybara', '--cursor', '!!not-base64!!', '--db', temp.dbPath, '--json']);
-    expect(cursor.code).toBe(1);
+    expect(cursor.code).toBe(2);
     expect((cursor.json() as { error: { code: string } }).error.code).toBe('INVALID_INPUT');
+    for (const blank of ['', '  \t ']) {
+      const empty = await runCli(['search', '--db', temp.dbPath, '--', blank]);
+      expect(empty.code).toBe(2);
+      expect(empty.stderr).toContain('give the words to search for');
+    }
   });
 
   it('pages through one kind with --limit 3, each hit once', async () => {
@@ -287,6 +292,8 @@ describe('hostile text through nexus search', () => {
     let syntaxErrors = 0;
     for (const query of HOSTILE_QUERIES) {
       const what = JSON.stringify(query.slice(0, 60));
+      // Nothing but blanks is no query at all: a usage mistake, said as one (checked above).
+      if (query.trim() === '') continue;
       const plain = await runCli(['search', '--db', temp.dbPath, '--json', '--', query]);
       expect(plain.code, `${what}: ${plain.stderr}`).toBe(0);
       const result = plain.json() as SearchOut;

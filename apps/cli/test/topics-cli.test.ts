@@ -483,7 +483,7 @@ describe('help for the topic commands', () => {
       [['expand'], 'Usage: nexus expand <clusterId>', ['--session']],
       [['find'], 'Usage: nexus find <turnId>', ['--session']],
       [['drop-topic'], 'Usage: nexus drop-topic <clusterId>', ['--session', '--undo']],
-      [['context'], 'Usage: nexus context <turnId>', ['--query']],
+      [['context'], 'Usage: nexus context <turnId|sessionId>', ['--query']],
       [['compact'], 'Usage: nexus compact <sessionId>', ['--strategy']],
       [['session', 'create'], 'Usage: nexus session create', ['--strategy']],
       [['import'], 'Usage: nexus import <file>', ['--strategy']],

@@ -23,20 +23,20 @@ export class TurnNotFoundError extends LedgerError {
   constructor(readonly turnId: string) {
     super(
       'TURN_NOT_FOUND',
-      `No turn with id "${turnId}". Check the id (\`nexus session list\` shows each session's head turn; \`nexus history <headTurnId>\` lists the turns up to it).`,
+      `No turn with id "${turnId}". Check the id: listSessions() gives each session's head turn, and getFullHistory(headTurnId) lists the turns up to it.`,
     );
   }
 }
 
 export class SessionNotFoundError extends LedgerError {
   constructor(readonly sessionId: string) {
-    super('SESSION_NOT_FOUND', `No session with id "${sessionId}". \`nexus session list\` shows the sessions in this database.`);
+    super('SESSION_NOT_FOUND', `No session with id "${sessionId}". listSessions() lists the sessions in this ledger.`);
   }
 }
 
 export class EventNotFoundError extends LedgerError {
   constructor(readonly eventId: string) {
-    super('EVENT_NOT_FOUND', `No event with id "${eventId}". \`nexus events list --channel C\` lists a channel's events.`);
+    super('EVENT_NOT_FOUND', `No event with id "${eventId}". range({ channel }) lists a channel's events.`);
   }
 }
 
@@ -153,14 +153,21 @@ export class StorageError extends LedgerError {
 export class DatabaseNotFoundError extends LedgerError {
   constructor(
     readonly path: string,
-    reason?: string,
+    readonly reason?: string,
   ) {
     super(
       'DATABASE_NOT_FOUND',
-      `${reason ? `No ledger database at ${path}. ${reason}` : `No ledger database at ${path}: it does not exist, and reading never creates one.`} ` +
-        'Check the path (--db or $NEXUS_DB); a command that writes (`nexus session create`, `nexus import <file>`) creates a new ledger.',
+      `${databaseNotFoundReason(path, reason)} ` +
+        'Check the location; opening it to write (without readonly or mustExist) creates a new ledger.',
     );
   }
+}
+
+/** Why a ledger was not found, without saying what to do (each caller says that in its own terms). */
+export function databaseNotFoundReason(path: string, reason?: string): string {
+  return reason
+    ? `No ledger database at ${path}. ${reason}`
+    : `No ledger database at ${path}: it does not exist, and reading never creates one.`;
 }
 
 /** A topic (union-find cluster) id that is not a cluster root in the view asked about. */

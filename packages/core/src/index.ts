@@ -7,6 +7,7 @@ export {
   CompactionWouldNotShrinkError,
   ContextOverflowError,
   DatabaseNotFoundError,
+  databaseNotFoundReason,
   EmptySessionError,
   EventNotFoundError,
   ForestIntegrityError,

@@ -82,7 +82,7 @@ export function parseCheckpoint(value: unknown): EventsCheckpoint {
   const record = value as Partial<EventsCheckpoint> | null;
   if (typeof record !== 'object' || record === null || record.format !== CHECKPOINT_FORMAT || !Array.isArray(record.channels)) {
     throw new InvalidInputError(
-      `not an events checkpoint: expected {"format": "${CHECKPOINT_FORMAT}", "channels": [...]} as \`nexus events checkpoint\` prints it.`,
+      `not an events checkpoint: expected {"format": "${CHECKPOINT_FORMAT}", "channels": [...]} as checkpoint() returns it.`,
       'checkpoint',
     );
   }

@@ -116,6 +116,21 @@ async function answer(work: () => Promise<Record<string, unknown>>): Promise<Cal
     return { content: [{ type: 'text', text: JSON.stringify(result, null, 2) }], structuredContent: result };
   } catch (error) {
     if (!LedgerError.isInstance(error)) throw error;
-    return { content: [{ type: 'text', text: `${error.code}: ${error.message}` }], isError: true };
+    return { content: [{ type: 'text', text: `${error.code}: ${inToolTerms(error)}` }], isError: true };
+  }
+}
+
+/** The library's advice (listSessions(), getFullHistory()) said as the tools a model can call. */
+function inToolTerms(error: LedgerError): string {
+  const fields = error as LedgerError & Partial<Record<'turnId' | 'sessionId', string>>;
+  switch (error.code) {
+    case 'TURN_NOT_FOUND':
+      return `No turn with id "${fields.turnId}". list_sessions gives each session's head turn; search_history finds turns by their words.`;
+    case 'SESSION_NOT_FOUND':
+      return `No session with id "${fields.sessionId}". list_sessions lists the sessions in this ledger.`;
+    case 'CLUSTER_NOT_FOUND':
+      return error.message.replace('topics(sessionId) lists topic ids', 'expand takes a turn id or a topic id from get_context');
+    default:
+      return error.message;
   }
 }

@@ -127,6 +127,9 @@ describe('MCP tools', () => {
     const unknown = await callTool('expand', { id: 't_nope' });
     expect(unknown.isError).toBe(true);
     expect(unknown.content[0]?.text).toMatch(/^TURN_NOT_FOUND: /);
+    // Said in the tools' terms, not the library's functions or the CLI's commands.
+    expect(unknown.content[0]?.text).toContain('list_sessions');
+    expect(unknown.content[0]?.text).not.toMatch(/nexus |listSessions\(\)/);
     const noTurn = await callTool('get_context', {});
     expect(noTurn.isError).toBe(true);
     expect(noTurn.content[0]?.text).toMatch(/turnId/);

@@ -135,7 +135,7 @@ function continuing(event: EventRecord, tail: { seq: number; hash: string } | nu
   if (event.seq !== (tail?.seq ?? 0) + 1 || event.prevHash !== (tail?.hash ?? null)) {
     throw new StorageError(
       `Cannot copy event ${event.id} (${event.channel} #${event.seq}): it does not continue the copied chain ` +
-        `(tail #${tail?.seq ?? 0}). Run \`nexus events verify\` on the source.`,
+        `(tail #${tail?.seq ?? 0}). Verify the source's event chains first (the events ledger's verify()).`,
     );
   }
   return event;

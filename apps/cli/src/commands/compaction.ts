@@ -3,6 +3,7 @@
 import type { CompactionTrigger } from '@agent-ledger/core';
 import { integerOption, stringOption, UsageError } from '../arguments.ts';
 import type { Command } from '../command.ts';
+import { TURN_OR_SESSION, turnIdOrHead } from '../turn-or-head.ts';
 import { SETTINGS_OPTIONS, settingsFromOptions } from './session.ts';
 
 const TRIGGERS = new Set(['manual', 'threshold', 'overflow']);
@@ -52,8 +53,8 @@ export const compactCommand: Command = {
 
 export const forkCommand: Command = {
   path: ['fork'],
-  summary: 'Start a new session from any turn (copy-on-write: nothing is copied).',
-  arguments: ['<turnId>'],
+  summary: "Start a new session from any turn, or a session's head (copy-on-write: nothing is copied).",
+  arguments: [TURN_OR_SESSION],
   options: {
     full: { type: 'boolean', description: 'rebuild the fork’s context from raw turns, ignoring inherited compactions' },
     label: { type: 'string', description: 'a name for the new session', valueName: 'TEXT' },
@@ -64,7 +65,8 @@ export const forkCommand: Command = {
     'carries over unless --context-window is given, which sets a new one.',
   async run({ positionals, options, io, openLedger }) {
     const settings = settingsFromOptions(options);
-    const fork = await openLedger().forkFrom(positionals[0] as string, {
+    const ledger = openLedger();
+    const fork = await ledger.forkFrom(await turnIdOrHead(ledger, positionals[0] as string), {
       full: options.full === true,
       label: stringOption(options.label),
       ...(Object.keys(settings).length > 0 ? { settings } : {}),

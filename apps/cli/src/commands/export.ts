@@ -4,9 +4,8 @@
 
 import { once } from 'node:events';
 import { createWriteStream } from 'node:fs';
-import { InvalidInputError } from '@agent-ledger/core';
 import { displayLocation } from '@agent-ledger/store';
-import { stringOption } from '../arguments.ts';
+import { stringOption, UsageError } from '../arguments.ts';
 import { ALREADY_WRITTEN, type Command } from '../command.ts';
 
 const FORMATS = ['pi', 'anthropic', 'nexus'];
@@ -35,14 +34,14 @@ export const exportCommand: Command = {
   async run({ positionals, options, io, openLedger, dbPath }) {
     const format = stringOption(options.format) ?? 'pi';
     if (!FORMATS.includes(format))
-      throw new InvalidInputError(`--format must be pi, anthropic or nexus; got ${JSON.stringify(format)}.`, 'format');
+      throw new UsageError(`--format must be pi, anthropic or nexus; got ${JSON.stringify(format)}.`);
     const sessionId = positionals[0] as string;
     const ledger = openLedger();
     const budget = stringOption(options.budget);
     if (budget !== undefined && !/^\d+$/.test(budget))
-      throw new InvalidInputError(`--budget must be a whole number of tokens; got ${budget}.`, 'budget');
+      throw new UsageError(`--budget must be a whole number of tokens; got ${budget}.`);
     const at = stringOption(options.at);
-    if (at !== undefined && format !== 'anthropic') throw new InvalidInputError('--at applies to --format anthropic only.', 'at');
+    if (at !== undefined && format !== 'anthropic') throw new UsageError('--at applies to --format anthropic only.');
     const { exportAnthropic, exportNexus, exportPi } = await import('@agent-ledger/transcripts');
     const chunks: AsyncIterable<string> | Iterable<string> =
       format === 'pi'

@@ -13,10 +13,13 @@ export const mcpCommand: Command = {
   options: {},
   readsOnly: true,
   details:
-    'Read-only. Add it to Claude Code with `claude mcp add nexus -- node /path/to/apps/cli/bin/nexus.js mcp --db /path/to/ledger.db`; ' +
+    'Read-only. Add it to Claude Code with `claude mcp add nexus -- nexus mcp --db /path/to/ledger.db`; ' +
     'docs/mcp.md has Cursor and other clients. Logs go to stderr; stdout is the protocol.',
   async run({ io, openLedger, dbPath }) {
     if (io.json) throw new UsageError('nexus mcp speaks MCP on stdout and has no --json output.');
+    const ledger = openLedger();
+    // Opened before saying it serves: a ledger that is not there is refused first, and nothing more.
+    await ledger.listSessions({ limit: 1, offset: 0 });
     const stop = new AbortController();
     const abort = () => stop.abort();
     process.once('SIGINT', abort);
@@ -24,7 +27,7 @@ export const mcpCommand: Command = {
     process.stderr.write(`nexus mcp: serving ${displayLocation(dbPath)} on stdio\n`);
     try {
       const { serveMcpOverStdio } = await import('@agent-ledger/server');
-      await serveMcpOverStdio({ ledger: openLedger(), input: io.stdin, output: process.stdout, signal: stop.signal });
+      await serveMcpOverStdio({ ledger, input: io.stdin, output: process.stdout, signal: stop.signal });
     } finally {
       process.off('SIGINT', abort);
       process.off('SIGTERM', abort);

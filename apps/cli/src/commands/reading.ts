@@ -4,12 +4,13 @@ import type { SessionTree } from '@agent-ledger/agents-ledger';
 import { integerOption, stringOption } from '../arguments.ts';
 import { ALREADY_WRITTEN, type Command } from '../command.ts';
 import { contextText, turnLine } from '../render.ts';
+import { TURN_OR_SESSION, turnIdOrHead } from '../turn-or-head.ts';
 
 export const context: Command = {
   path: ['context'],
   readsOnly: true,
-  summary: 'Show the context that would be sent to the model at a turn.',
-  arguments: ['<turnId>'],
+  summary: 'Show the context that would be sent to the model at a turn (a session id: at its head).',
+  arguments: [TURN_OR_SESSION],
   options: {
     budget: { type: 'string', description: 'token budget; older turns are left out to fit', valueName: 'N' },
     system: { type: 'string', description: 'your system prompt, placed before the summary', valueName: 'TEXT' },
@@ -28,7 +29,8 @@ export const context: Command = {
   details: 'JSON output is { system, messages, tokens, ... }: system and messages are ready for the Messages API.',
   async run({ positionals, options, io, openLedger }) {
     const budgetTokens = integerOption(options.budget, 'budget'); // a usage mistake first, before the database
-    const built = await openLedger().buildContext(positionals[0] as string, {
+    const ledger = openLedger();
+    const built = await ledger.buildContext(await turnIdOrHead(ledger, positionals[0] as string), {
       budgetTokens,
       systemPrompt: stringOption(options.system),
       sessionId: stringOption(options.session),
@@ -44,13 +46,14 @@ export const context: Command = {
 export const history: Command = {
   path: ['history'],
   readsOnly: true,
-  summary: 'List every turn from the root to a turn, compactions included, oldest first.',
-  arguments: ['<turnId>'],
+  summary: 'List every turn from the root to a turn (a session id: its head), compactions included, oldest first.',
+  arguments: [TURN_OR_SESSION],
   options: {},
   async run({ positionals, io, openLedger }) {
     // Streams in both modes: a JSON array written element by element, never held whole.
     let count = 0;
-    for await (const turn of openLedger().getFullHistory(positionals[0] as string)) {
+    const ledger = openLedger();
+    for await (const turn of ledger.getFullHistory(await turnIdOrHead(ledger, positionals[0] as string))) {
       if (io.json) io.write(`${count === 0 ? '[\n' : ',\n'}${JSON.stringify(turn)}`);
       else io.print(turnLine(turn));
       count += 1;

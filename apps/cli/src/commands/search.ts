@@ -1,7 +1,7 @@
 // `nexus search` and `nexus doctor`.
 
 import type { Problem, TurnHit } from '@agent-ledger/agents-ledger';
-import { InvalidInputError, type Role, type TurnType } from '@agent-ledger/core';
+import type { Role, TurnType } from '@agent-ledger/core';
 import type { EventHit } from '@agent-ledger/events-ledger';
 import { integerOption, stringOption, timeOption, UsageError } from '../arguments.ts';
 import type { Command } from '../command.ts';
@@ -36,6 +36,7 @@ export const searchCommand: Command = {
     'turn is reported as the compaction that stands in for it, with via=<matching turn>.',
   async run({ positionals, options, io, openLedger, openEventsLedger }) {
     const query = positionals[0] as string;
+    if (query.trim() === '') throw new UsageError('give the words to search for: `nexus search <text>`.');
     const limit = integerOption(options.limit, 'limit') ?? 20;
     const turnsOnly = ['session', 'role', 'type'].some((name) => options[name] !== undefined);
     const eventsOnly = options.channel !== undefined;
@@ -94,15 +95,22 @@ export const searchCommand: Command = {
     const hits = merged.map((hit) => hit.output);
     const nextCursor = nextTurns === null && nextEvents === null ? null : encodeMergedCursor(nextTurns, nextEvents);
     if (hits.length === 0) io.print(`no match for ${JSON.stringify(query)}`);
+    // Best first; the scores stay in --json (the engine's own scale: lower is better on both engines).
     for (const hit of hits) {
       const id = 'turnId' in hit ? hit.turnId : hit.eventId;
       const via = 'via' in hit && hit.via ? ` via=${hit.via}` : '';
-      io.print(`${id}${via}  ${hit.score.toFixed(2)}  ${clip(hit.snippet, 100)}`);
+      const where = 'turnId' in hit ? hit.sessionId : `#${hit.channel}`;
+      io.print(`${id}${via}  ${where}  ${shortDate(hit.timestamp)}  ${clip(hit.snippet, 100)}`);
     }
     if (nextCursor) io.print(`more: --cursor ${nextCursor}`);
     return { hits, nextCursor };
   },
 };
+
+/** `2026-05-01 10:00` (UTC): enough to place a hit in time on one line. */
+function shortDate(timestamp: number): string {
+  return new Date(timestamp).toISOString().slice(0, 16).replace('T', ' ');
+}
 
 function engineName(engine: string): string {
   return engine === 'sqlite' ? 'SQLite' : engine;
@@ -148,10 +156,7 @@ function decodeMergedCursor(cursor: string | undefined): { turns: string | undef
     const side = (part: unknown) => (typeof part === 'string' ? part : part === undefined ? undefined : null);
     return { turns: side(value.turns), events: side(value.events) };
   } catch {
-    throw new InvalidInputError(
-      `"${cursor}" is not a cursor this search returned; pass the "more" cursor of the previous page.`,
-      'cursor',
-    );
+    throw new UsageError(`"${cursor}" is not a cursor this search returned; pass the "more" cursor of the previous page.`);
   }
 }
 

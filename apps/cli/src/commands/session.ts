@@ -1,6 +1,6 @@
 // `nexus session create|list|show`.
 
-import { integerOption, stringOption } from '../arguments.ts';
+import { integerOption, stringOption, UsageError } from '../arguments.ts';
 import type { Command } from '../command.ts';
 
 const SETTINGS_OPTIONS = {
@@ -55,11 +55,12 @@ export const sessionList: Command = {
     offset: { type: 'string', description: 'skip this many', valueName: 'N' },
   },
   async run({ options, io, openLedger, commandLine }) {
-    const sessions = await openLedger().listSessions({
-      limit: integerOption(options.limit, 'limit'),
-      offset: integerOption(options.offset, 'offset'),
-    });
-    if (sessions.length === 0)
+    const limit = integerOption(options.limit, 'limit');
+    if (limit === 0) throw new UsageError('--limit must be at least 1 (it is how many sessions to list).');
+    const offset = integerOption(options.offset, 'offset') ?? 0;
+    const sessions = await openLedger().listSessions({ limit, offset });
+    if (sessions.length === 0 && offset > 0) io.print(`no sessions after the first ${offset} (--offset ${offset})`);
+    else if (sessions.length === 0)
       io.print(`no sessions yet: \`${commandLine('session create')}\` or \`${commandLine('import <file>')}\``);
     for (const session of sessions) {
       const fork = session.forkedFromTurnId ? `  fork of ${session.parentSessionId} at ${session.forkedFromTurnId}` : '';

@@ -117,7 +117,7 @@ async function topicView(ledger: LedgerContext, clusterId: string, sessionId?: s
     throw new InvalidInputError('A topic id is a turn id such as t_abc123.', 'clusterId');
   const rootTurn = await ledger.store.getTurn(clusterId);
   if (!rootTurn && !sessionId)
-    throw new ClusterNotFoundError(clusterId, 'no turn has that id; `nexus topics <session>` lists topic ids.');
+    throw new ClusterNotFoundError(clusterId, 'no turn has that id; topics(sessionId) lists topic ids.');
   const view = await requireSessionRow(ledger.store, sessionId ?? (rootTurn as StoredTurn).sessionId);
   const compaction = await unionFindCompactionOf(ledger, view);
   if (!compaction) {
