@@ -280,7 +280,7 @@ export function forestQueries(executor: PgExecutor): ForestStore {
         `SELECT DISTINCT ON (c.id) c.id AS "compactionId", c.metadata
          FROM agent_sessions s JOIN agent_turns h ON h.id = s.head_turn_id
          JOIN agent_turns c ON c.id = h.latest_compaction_id JOIN forest_states f ON f.compaction_id = c.id
-         WHERE c.strategy = 'union-find' ORDER BY c.id`,
+         ORDER BY c.id`,
       );
     },
   };

@@ -256,7 +256,7 @@ export function forestQueries(connection: SqliteConnection): Synchronous<ForestS
         .statement(
           `SELECT DISTINCT c.id AS compactionId, c.metadata FROM agent_sessions s JOIN agent_turns h ON h.id = s.head_turn_id
            JOIN agent_turns c ON c.id = h.latest_compaction_id JOIN forest_states f ON f.compaction_id = c.id
-           WHERE c.strategy = 'union-find' ORDER BY c.id`,
+           ORDER BY c.id`,
         )
         .all() as Array<{ compactionId: string; metadata: unknown }>;
       return rows.map((row) => ({ compactionId: row.compactionId, metadata: parseJson(row.metadata) }));

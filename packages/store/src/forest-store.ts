@@ -112,6 +112,6 @@ export interface ForestStore {
   topicDropPage(page: { afterPosition?: number; limit: number }): Promise<TopicDropRow[]>;
   /** Forest rows that break the forest's invariants, ordered by compaction then node. */
   forestIntegrityFindings(): Promise<ForestIntegrityFinding[]>;
-  /** The union-find compactions some session's head reads today (with a stored forest), by id. */
+  /** The compactions with a stored forest that some session's head reads today, by id. */
   currentForestCompactions(): Promise<Array<{ compactionId: string; metadata: unknown }>>;
 }
