@@ -2,7 +2,7 @@
 // (source_key, line_id) makes each lookup one index probe. Lines go in as bound arrays, a few
 // thousand a statement.
 
-import type { ImportStore, TranscriptLineRecord, TranscriptSourceRecord } from '@agent-ledger/store';
+import type { ImportStore, TranscriptLineRecord, TranscriptPosition, TranscriptSourceRecord } from '@agent-ledger/store';
 import type { PgExecutor } from './pg-executor.ts';
 
 /** Lines per INSERT: arrays this long keep one statement's parameters well under a megabyte. */
@@ -92,6 +92,22 @@ export function importQueries(executor: PgExecutor): ImportStore {
         [sessionId, time],
       );
       return row?.id;
+    },
+
+    async getTranscriptPosition(path) {
+      const [row] = await executor.query<TranscriptPosition>(
+        'SELECT path, bytes::float8 AS bytes, line, updated_at::float8 AS "updatedAt" FROM transcript_positions WHERE path = $1',
+        [path],
+      );
+      return row;
+    },
+
+    async putTranscriptPosition(position) {
+      await executor.execute(
+        'INSERT INTO transcript_positions (path, bytes, line, updated_at) VALUES ($1, $2, $3, $4) ' +
+          'ON CONFLICT (path) DO UPDATE SET bytes = excluded.bytes, line = excluded.line, updated_at = excluded.updated_at',
+        [position.path, position.bytes, position.line, position.updatedAt],
+      );
     },
   };
 }

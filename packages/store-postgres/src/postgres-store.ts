@@ -10,6 +10,7 @@ import pg from 'pg';
 import { eventQueries } from './event-queries.ts';
 import { forestQueries } from './forest-queries.ts';
 import { importQueries } from './import-queries.ts';
+import { leaseQueries } from './lease-queries.ts';
 import { maintenanceQueries } from './maintenance-queries.ts';
 import { migratePostgres } from './migrate.ts';
 import { fromPostgresError } from './pg-errors.ts';
@@ -33,6 +34,7 @@ function operationsOf(executor: PgExecutor): StoreOperations {
     ...searchQueries(executor),
     ...forestQueries(executor),
     ...importQueries(executor),
+    ...leaseQueries(executor),
     ...maintenanceQueries(executor),
   };
 }

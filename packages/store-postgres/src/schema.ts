@@ -257,6 +257,21 @@ export const transcriptLines = pgTable(
   (table) => [primaryKey({ columns: [table.sourceKey, table.lineId] })],
 );
 
+/** How far each transcript file has been read (as on SQLite: a hint for resuming, by path). */
+export const transcriptPositions = pgTable('transcript_positions', {
+  path: text('path').primaryKey(),
+  bytes: bigNumber('bytes').notNull(),
+  line: integer('line').notNull(),
+  updatedAt: bigNumber('updated_at').notNull(),
+});
+
+/** One holder at a time for a named piece of work, across processes (as on SQLite). */
+export const leases = pgTable('leases', {
+  name: text('name').primaryKey(),
+  holder: text('holder').notNull(),
+  expiresAt: bigNumber('expires_at').notNull(),
+});
+
 /** float32 little-endian, as on SQLite: the bytes are the same on both engines. */
 const bytea = customType<{ data: Buffer }>({ dataType: () => 'bytea' });
 

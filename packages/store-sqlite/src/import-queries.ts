@@ -1,7 +1,8 @@
 // Transcript imports on SQLite: transcript_sources and transcript_lines, whose primary key
-// (source_key, line_id) makes each lookup one index probe.
+// (source_key, line_id) makes each lookup one index probe, and transcript_positions (where the next
+// import of a file resumes).
 
-import type { ImportStore, TranscriptLineRecord, TranscriptSourceRecord } from '@agent-ledger/store';
+import type { ImportStore, TranscriptLineRecord, TranscriptPosition, TranscriptSourceRecord } from '@agent-ledger/store';
 import { chunks, placeholders, type SqliteConnection, type Synchronous } from './sqlite-connection.ts';
 
 export function importQueries(connection: SqliteConnection): Synchronous<ImportStore> {
@@ -78,5 +79,15 @@ export function importQueries(connection: SqliteConnection): Synchronous<ImportS
           "SELECT id FROM agent_turns WHERE session_id = ? AND turn_type = 'normal' AND timestamp <= ? ORDER BY depth DESC LIMIT 1",
         ).get(sessionId, time) as { id: string } | undefined
       )?.id,
+    getTranscriptPosition: (path) =>
+      statement('SELECT path, bytes, line, updated_at AS updatedAt FROM transcript_positions WHERE path = ?').get(path) as
+        | TranscriptPosition
+        | undefined,
+    putTranscriptPosition: (position) => {
+      statement(
+        'INSERT INTO transcript_positions (path, bytes, line, updated_at) VALUES (?, ?, ?, ?) ' +
+          'ON CONFLICT (path) DO UPDATE SET bytes = excluded.bytes, line = excluded.line, updated_at = excluded.updated_at',
+      ).run(position.path, position.bytes, position.line, position.updatedAt);
+    },
   };
 }

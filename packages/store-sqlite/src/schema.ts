@@ -291,6 +291,28 @@ export const transcriptLines = sqliteTable(
 );
 
 /**
+ * How far each transcript file has been read (by path): the byte offset and line number where the
+ * next import resumes, so a re-import reads only what the tool appended since. A hint, never the
+ * record of what was imported (transcript_lines is): an import that finds it wrong reads the whole file.
+ */
+export const transcriptPositions = sqliteTable('transcript_positions', {
+  path: text('path').primaryKey(),
+  bytes: integer('bytes').notNull(),
+  line: integer('line').notNull(),
+  updatedAt: integer('updated_at').notNull(),
+});
+
+/**
+ * Leases: one holder at a time for a named piece of work (an import of one transcript file, say),
+ * across processes. Taken when free or expired; a crashed holder's lease expires on its own.
+ */
+export const leases = sqliteTable('leases', {
+  name: text('name').primaryKey(),
+  holder: text('holder').notNull(),
+  expiresAt: integer('expires_at').notNull(),
+});
+
+/**
  * Embedding vectors of turns, for recall with an Embedder (agents-ledger retrieval/turn-vectors.ts):
  * one per turn and model, float32 little-endian in a blob. Written the first time a context needs
  * them; the model is part of the key, so vectors of two models are never compared.

@@ -9,6 +9,7 @@ import { fromDriverError } from './driver-errors.ts';
 import { eventQueries } from './event-queries.ts';
 import { forestQueries } from './forest-queries.ts';
 import { importQueries } from './import-queries.ts';
+import { leaseQueries } from './lease-queries.ts';
 import { maintenanceQueries } from './maintenance-queries.ts';
 import { openDatabase } from './open-database.ts';
 import type { OpenSqliteStoreOptions } from './open-options.ts';
@@ -26,6 +27,7 @@ function synchronousOperations(connection: SqliteConnection): Synchronous<StoreO
     ...searchQueries(connection),
     ...forestQueries(connection),
     ...importQueries(connection),
+    ...leaseQueries(connection),
     ...maintenanceQueries(connection),
   } as Synchronous<StoreOperations>;
 }

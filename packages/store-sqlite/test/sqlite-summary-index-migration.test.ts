@@ -30,9 +30,15 @@ const said = (id: string, parent: Parameters<typeof turnRecord>[2], text: string
       : {}),
   });
 
-/** The search objects as migrations 0004–0011 left them, and 0012 not yet applied. */
+/** The search objects as migrations 0004–0011 left them, and 0012 (and what came after it) not yet applied. */
 function backToMigration0011(file: string): void {
   const sqlite = new Database(file);
+  // Migrations after 0012, undone first (0013: import positions and leases).
+  sqlite.exec(`
+    DROP TABLE leases;
+    DROP TABLE transcript_positions;
+    DELETE FROM __drizzle_migrations WHERE created_at = (SELECT max(created_at) FROM __drizzle_migrations);
+  `);
   sqlite.exec(`
     DROP TRIGGER agent_turns_fts_insert;
     DROP TRIGGER agent_turns_compactions_fts_insert;

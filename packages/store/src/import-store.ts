@@ -14,6 +14,21 @@ export interface TranscriptSourceRecord {
   importedAt: number;
 }
 
+/**
+ * How far a transcript file was read: where the next import resumes (the byte offset of the first
+ * line it has not finished, and that line's number). A hint: a file shorter than it, or one whose
+ * byte before it is not a line break, is read from its start.
+ */
+export interface TranscriptPosition {
+  /** The file's path as the import was given it, made absolute. */
+  path: string;
+  bytes: number;
+  /** The 1-based number of the line at `bytes`. */
+  line: number;
+  /** When it was recorded, epoch milliseconds. */
+  updatedAt: number;
+}
+
 /** One source line and the turn holding it: null for a line before any turn (nothing holds it). */
 export interface TranscriptLineRecord {
   lineId: string;
@@ -49,4 +64,8 @@ export interface ImportStore {
    * (epoch ms): where a subagent's transcript forks its parent when only a time names the point.
    */
   turnAtTime(sessionId: string, time: number): Promise<string | undefined>;
+  /** Where the next import of a transcript file resumes; undefined when it was never recorded. */
+  getTranscriptPosition(path: string): Promise<TranscriptPosition | undefined>;
+  /** Records (or moves, either way) where the next import of a file resumes. */
+  putTranscriptPosition(position: TranscriptPosition): Promise<void>;
 }

@@ -25,7 +25,8 @@ export type {
   TopicDropRecord,
   TopicDropRow,
 } from './forest-store.ts';
-export type { ImportStore, TranscriptLineRecord, TranscriptSourceRecord } from './import-store.ts';
+export type { ImportStore, TranscriptLineRecord, TranscriptPosition, TranscriptSourceRecord } from './import-store.ts';
+export type { LeaseRequest, LeaseStore } from './lease-store.ts';
 export type { LedgerStore, StoreOperations } from './ledger-store.ts';
 export { CLOSED, STORE_OPERATION_NAMES } from './ledger-store.ts';
 export type { PostgresEngineModule, SqliteEngineModule } from './load-engine.ts';

@@ -16,6 +16,7 @@
 import type { EventStore } from './event-store.ts';
 import type { ForestStore } from './forest-store.ts';
 import type { ImportStore } from './import-store.ts';
+import type { LeaseStore } from './lease-store.ts';
 import type { MaintenanceStore } from './maintenance-store.ts';
 import type { SearchStore } from './search-store.ts';
 import type { SessionStore, TurnStore } from './turn-store.ts';
@@ -28,6 +29,7 @@ export interface StoreOperations
     SearchStore,
     ForestStore,
     ImportStore,
+    LeaseStore,
     MaintenanceStore {}
 
 export interface LedgerStore extends StoreOperations {
@@ -95,6 +97,10 @@ export const STORE_OPERATION_NAMES = [
   'transcriptSourcePage',
   'transcriptLinePage',
   'turnAtTime',
+  'getTranscriptPosition',
+  'putTranscriptPosition',
+  'acquireLease',
+  'releaseLease',
   'checkStorageIntegrity',
   'checkTurnSearchIndex',
   'compactionPointers',

@@ -37,6 +37,22 @@ export function importContract(subject: StoreUnderTest): void {
       expect((await store.getTranscriptSource('cc:two'))?.path).toBeNull();
     });
 
+    it('records where the next import of a file resumes, and moves it either way', async () => {
+      const store = await open();
+      expect(await store.getTranscriptPosition('/w/a.jsonl')).toBeUndefined();
+      const first = { path: '/w/a.jsonl', bytes: 4_096, line: 12, updatedAt: 1_000 };
+      await store.putTranscriptPosition(first);
+      expect(await store.getTranscriptPosition('/w/a.jsonl')).toEqual(first);
+      // Large files: positions past 2^32 bytes round-trip exactly.
+      const later = { path: '/w/a.jsonl', bytes: 5_000_000_000, line: 80_000_001, updatedAt: 2_000 };
+      await store.putTranscriptPosition(later);
+      expect(await store.getTranscriptPosition('/w/a.jsonl')).toEqual(later);
+      // Back (a file that was replaced): the position follows, it is only a hint.
+      await store.putTranscriptPosition({ ...first, updatedAt: 3_000 });
+      expect(await store.getTranscriptPosition('/w/a.jsonl')).toEqual({ ...first, updatedAt: 3_000 });
+      expect(await store.getTranscriptPosition('/w/b.jsonl')).toBeUndefined();
+    });
+
     it('maps lines to the turns holding them, per source; unknown lines are absent', async () => {
       const store = await open();
       const turns = await sessionWithTurns(store, 'session-a', 2);

@@ -7,6 +7,7 @@ import { copyContract } from './copy-contract.ts';
 import { eventContract } from './event-contract.ts';
 import { forestContract } from './forest-contract.ts';
 import { importContract } from './import-contract.ts';
+import { leaseContract } from './lease-contract.ts';
 import { maintenanceContract } from './maintenance-contract.ts';
 import { searchContract } from './search-contract.ts';
 import { transactionContract } from './transaction-contract.ts';
@@ -25,6 +26,7 @@ export function runStoreContract(engine: string, subject: StoreUnderTest): void 
     searchContract(subject);
     forestContract(subject);
     importContract(subject);
+    leaseContract(subject);
     maintenanceContract(subject);
     copyContract(subject);
   });
