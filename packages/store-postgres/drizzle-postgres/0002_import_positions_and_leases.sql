@@ -8,5 +8,6 @@ CREATE TABLE "transcript_positions" (
 	"path" text PRIMARY KEY NOT NULL,
 	"bytes" bigint NOT NULL,
 	"line" integer NOT NULL,
+	"head" text NOT NULL,
 	"updated_at" bigint NOT NULL
 );

@@ -96,7 +96,7 @@ export function importQueries(executor: PgExecutor): ImportStore {
 
     async getTranscriptPosition(path) {
       const [row] = await executor.query<TranscriptPosition>(
-        'SELECT path, bytes::float8 AS bytes, line, updated_at::float8 AS "updatedAt" FROM transcript_positions WHERE path = $1',
+        'SELECT path, bytes::float8 AS bytes, line, head, updated_at::float8 AS "updatedAt" FROM transcript_positions WHERE path = $1',
         [path],
       );
       return row;
@@ -104,9 +104,10 @@ export function importQueries(executor: PgExecutor): ImportStore {
 
     async putTranscriptPosition(position) {
       await executor.execute(
-        'INSERT INTO transcript_positions (path, bytes, line, updated_at) VALUES ($1, $2, $3, $4) ' +
-          'ON CONFLICT (path) DO UPDATE SET bytes = excluded.bytes, line = excluded.line, updated_at = excluded.updated_at',
-        [position.path, position.bytes, position.line, position.updatedAt],
+        'INSERT INTO transcript_positions (path, bytes, line, head, updated_at) VALUES ($1, $2, $3, $4, $5) ' +
+          'ON CONFLICT (path) DO UPDATE SET bytes = excluded.bytes, line = excluded.line, head = excluded.head, ' +
+          'updated_at = excluded.updated_at',
+        [position.path, position.bytes, position.line, position.head, position.updatedAt],
       );
     },
   };

@@ -262,6 +262,8 @@ export const transcriptPositions = pgTable('transcript_positions', {
   path: text('path').primaryKey(),
   bytes: bigNumber('bytes').notNull(),
   line: integer('line').notNull(),
+  /** A digest of the file's first line: a file replaced by another is read from its start. */
+  head: text('head').notNull(),
   updatedAt: bigNumber('updated_at').notNull(),
 });
 

@@ -80,14 +80,15 @@ export function importQueries(connection: SqliteConnection): Synchronous<ImportS
         ).get(sessionId, time) as { id: string } | undefined
       )?.id,
     getTranscriptPosition: (path) =>
-      statement('SELECT path, bytes, line, updated_at AS updatedAt FROM transcript_positions WHERE path = ?').get(path) as
+      statement('SELECT path, bytes, line, head, updated_at AS updatedAt FROM transcript_positions WHERE path = ?').get(path) as
         | TranscriptPosition
         | undefined,
     putTranscriptPosition: (position) => {
       statement(
-        'INSERT INTO transcript_positions (path, bytes, line, updated_at) VALUES (?, ?, ?, ?) ' +
-          'ON CONFLICT (path) DO UPDATE SET bytes = excluded.bytes, line = excluded.line, updated_at = excluded.updated_at',
-      ).run(position.path, position.bytes, position.line, position.updatedAt);
+        'INSERT INTO transcript_positions (path, bytes, line, head, updated_at) VALUES (?, ?, ?, ?, ?) ' +
+          'ON CONFLICT (path) DO UPDATE SET bytes = excluded.bytes, line = excluded.line, head = excluded.head, ' +
+          'updated_at = excluded.updated_at',
+      ).run(position.path, position.bytes, position.line, position.head, position.updatedAt);
     },
   };
 }

@@ -299,6 +299,8 @@ export const transcriptPositions = sqliteTable('transcript_positions', {
   path: text('path').primaryKey(),
   bytes: integer('bytes').notNull(),
   line: integer('line').notNull(),
+  /** A digest of the file's first line: a file replaced by another is read from its start. */
+  head: text('head').notNull(),
   updatedAt: integer('updated_at').notNull(),
 });
 

@@ -25,6 +25,8 @@ export interface TranscriptPosition {
   bytes: number;
   /** The 1-based number of the line at `bytes`. */
   line: number;
+  /** A digest of the file's first line, so a file replaced by another is not resumed. */
+  head: string;
   /** When it was recorded, epoch milliseconds. */
   updatedAt: number;
 }

@@ -40,11 +40,11 @@ export function importContract(subject: StoreUnderTest): void {
     it('records where the next import of a file resumes, and moves it either way', async () => {
       const store = await open();
       expect(await store.getTranscriptPosition('/w/a.jsonl')).toBeUndefined();
-      const first = { path: '/w/a.jsonl', bytes: 4_096, line: 12, updatedAt: 1_000 };
+      const first = { path: '/w/a.jsonl', bytes: 4_096, line: 12, head: 'sha256:aa', updatedAt: 1_000 };
       await store.putTranscriptPosition(first);
       expect(await store.getTranscriptPosition('/w/a.jsonl')).toEqual(first);
       // Large files: positions past 2^32 bytes round-trip exactly.
-      const later = { path: '/w/a.jsonl', bytes: 5_000_000_000, line: 80_000_001, updatedAt: 2_000 };
+      const later = { path: '/w/a.jsonl', bytes: 5_000_000_000, line: 80_000_001, head: 'sha256:bb', updatedAt: 2_000 };
       await store.putTranscriptPosition(later);
       expect(await store.getTranscriptPosition('/w/a.jsonl')).toEqual(later);
       // Back (a file that was replaced): the position follows, it is only a hint.
