@@ -19,7 +19,7 @@ const ALLOWED: Record<string, string[]> = {
   'events-ledger': ['core', 'store'],
   'agents-ledger': ['core', 'store', 'summarizers', 'forest'],
   runtime: ['core', 'summarizers', 'agents-ledger', 'events-ledger'],
-  transcripts: ['core', 'agents-ledger'],
+  transcripts: ['core', 'store', 'agents-ledger'],
   server: ['core', 'agents-ledger', 'events-ledger'],
   cli: ['core', 'store', 'summarizers', 'forest', 'agents-ledger', 'events-ledger', 'runtime', 'transcripts', 'server'],
   // Test infrastructure: a loopback Messages API server. It depends on nothing; only tests use it.

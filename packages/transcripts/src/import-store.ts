@@ -5,6 +5,7 @@
 // source's key, so a re-run over a transcript costs O(lines), whatever the ledger holds.
 
 import type { AgentsLedger } from '@agent-ledger/agents-ledger';
+import type { LeaseRequest, TranscriptPosition } from '@agent-ledger/store';
 
 export interface SourceRecord {
   sessionId: string;
@@ -23,6 +24,12 @@ export interface ImportRecords {
   flush(): Promise<void>;
   /** The newest turn of a session at or before a time (for a subagent's fork point). */
   turnAtTime(sessionId: string, time: number): Promise<string | undefined>;
+  /** Where the next import of a file resumes (resume-position.ts). */
+  position(path: string): Promise<TranscriptPosition | undefined>;
+  setPosition(position: TranscriptPosition): Promise<void>;
+  /** One import of a file at a time, across processes (file-lease.ts). */
+  acquireLease(request: LeaseRequest): Promise<boolean>;
+  releaseLease(lease: { name: string; holder: string }): Promise<void>;
 }
 
 /** Buffered lines are written once this many wait, so memory stays flat on any transcript. */
@@ -78,5 +85,9 @@ export function importRecords(ledger: AgentsLedger): ImportRecords {
     },
     flush,
     turnAtTime: (sessionId, time) => store.turnAtTime(sessionId, time),
+    position: (path) => store.getTranscriptPosition(path),
+    setPosition: (position) => store.putTranscriptPosition(position),
+    acquireLease: (request) => store.acquireLease(request),
+    releaseLease: (lease) => store.releaseLease(lease),
   };
 }

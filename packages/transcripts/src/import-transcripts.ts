@@ -6,12 +6,14 @@ import { readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { type AgentsLedger, type ImportResult, importConversation, validateConversation } from '@agent-ledger/agents-ledger';
 import { InvalidInputError, LedgerError, type SessionSettings } from '@agent-ledger/core';
+import { FileBusyError, withFileLease } from './file-lease.ts';
 import { claudeCodeFormat } from './formats/claude-code.ts';
 import { codexFormat } from './formats/codex.ts';
 import { isMessagesJson, messagesEntries } from './formats/messages-json.ts';
 import { piFormat } from './formats/pi.ts';
-import { importRecords } from './import-store.ts';
-import { finishedLines, isUnfinished, parseJsonLine, readLines } from './read-lines.ts';
+import { type ImportRecords, importRecords } from './import-store.ts';
+import { finishedLines, isUnfinished, parseJsonLine, type ReadFrom, readLines } from './read-lines.ts';
+import { headDigest, type PositionTracker, positionTracker, resumePoint } from './resume-position.ts';
 import type { FormatName, SourceLine, TranscriptEntry, TranscriptFormat } from './transcript-entry.ts';
 import { type ImportProblem, type WriteCounts, type WrittenSource, writeEntries } from './write-entries.ts';
 
@@ -35,6 +37,11 @@ export interface ImportTranscriptsOptions {
   strategy?: string;
   label?: string;
   onProgress?(progress: ImportProgress): void;
+  /**
+   * How long to wait for another import of the same file to finish (one import of a file at a time,
+   * across processes: file-lease.ts) before leaving the file to it; default 10 minutes.
+   */
+  busyWaitMs?: number;
 }
 
 export interface ImportProgress extends WriteCounts {
@@ -54,6 +61,8 @@ export interface TranscriptImportResult extends WriteCounts {
   files: number;
   sources: ImportedSource[];
   problems: ImportProblem[];
+  /** Files another import was still importing after `busyWaitMs`: left to it. */
+  busy: string[];
 }
 
 export async function importTranscripts(options: ImportTranscriptsOptions): Promise<TranscriptImportResult> {
@@ -61,11 +70,21 @@ export async function importTranscripts(options: ImportTranscriptsOptions): Prom
     throw new InvalidInputError(`Unknown format ${JSON.stringify(options.format)}. ${FORMATS_HELP}`, 'format');
   }
   const cwd = options.cwd ?? process.cwd();
+  // Absolute: a file's resume position and import lease are per file, however it was named.
   const files = options.paths.flatMap((given) =>
     given === '-' ? [{ path: '-', explicit: true }] : listFiles(path.resolve(cwd, given)),
   );
-  const counts: WriteCounts = { lines: 0, turns: 0, compactions: 0, forks: 0, known: 0, knownProblems: 0, unfinished: 0 };
-  const result: TranscriptImportResult = { ...counts, files: files.length, sources: [], problems: [] };
+  const counts: WriteCounts = {
+    lines: 0,
+    turns: 0,
+    compactions: 0,
+    forks: 0,
+    known: 0,
+    knownProblems: 0,
+    unfinished: 0,
+    resumed: 0,
+  };
+  const result: TranscriptImportResult = { ...counts, files: files.length, sources: [], problems: [], busy: [] };
   for (const [index, file] of files.entries()) {
     const progress = () => options.onProgress?.({ ...counts, file: file.path, filesDone: index, filesTotal: files.length });
     progress();
@@ -73,6 +92,11 @@ export async function importTranscripts(options: ImportTranscriptsOptions): Prom
       const imported = await importFile(file.path, counts, options, result.problems, progress);
       if (imported) result.sources.push(imported);
     } catch (error) {
+      // Another import of the file is running: it imports what this one would have.
+      if (error instanceof FileBusyError) {
+        result.busy.push(file.path);
+        continue;
+      }
       // A file named on the command line fails the run; one found in a directory is reported.
       if (file.explicit || !LedgerError.isInstance(error)) throw error;
       result.problems.push({ path: file.path, line: 0, message: error.message });
@@ -104,6 +128,21 @@ function listFiles(target: string): Array<{ path: string; explicit: boolean }> {
   return [...found.filter((file) => !isAgent(file)), ...found.filter(isAgent)].map((file) => ({ path: file, explicit: false }));
 }
 
+/** Ten minutes: another import of the same file may be reading a long transcript. */
+const DEFAULT_BUSY_WAIT_MS = 10 * 60_000;
+
+/** How one file is read: from its start or resumed, and what is watched to say where to resume next. */
+interface Reading {
+  records: ImportRecords;
+  tracker: PositionTracker | null;
+  /** The line reading resumed at (lines before it, but the first, were imported before); null: from the start. */
+  resumedAt: number | null;
+  /** Set when the file turned out to be JSONL of a known tool: the only files whose position is recorded. */
+  lineFormat: boolean;
+  /** The format named the source's session: a resumed read may jump to where it stopped. */
+  sessionSeen: boolean;
+}
+
 async function importFile(
   file: string,
   counts: WriteCounts,
@@ -111,14 +150,85 @@ async function importFile(
   problems: ImportProblem[],
   progress: () => void,
 ): Promise<ImportedSource | null> {
-  const lines = readLines(file === '-' ? (options.stdin ?? process.stdin) : file)[Symbol.asyncIterator]();
+  const records = importRecords(options.ledger);
+  if (file === '-') {
+    const reading: Reading = { records, tracker: null, resumedAt: null, lineFormat: false, sessionSeen: false };
+    return importLines(readLines(options.stdin ?? process.stdin), file, reading, { counts, options, problems, progress });
+  }
+  return withFileLease(records, file, { waitMs: options.busyWaitMs ?? DEFAULT_BUSY_WAIT_MS }, async () => {
+    // A JSONL transcript read before resumes where that import stopped (resume-position.ts).
+    const resume = file.endsWith('.jsonl') ? resumePoint(file, await records.position(file)) : null;
+    const tracker = positionTracker(resume?.from ?? null);
+    const reading: Reading = { records, tracker, resumedAt: resume?.from.line ?? null, lineFormat: false, sessionSeen: false };
+    const lines = resume ? headThenRest(file, resume.from, reading, counts) : readLines(file);
+    const imported = await importLines(tracker.observe(lines), file, reading, { counts, options, problems, progress });
+    const next = tracker.next();
+    if (reading.lineFormat && next && tracker.head !== undefined)
+      await records.setPosition({ path: file, ...next, head: headDigest(tracker.head), updatedAt: Date.now() });
+    return imported;
+  });
+}
+
+/**
+ * A resumed read: the file's first lines until the format has named its session (a Claude Code file
+ * may open with title and snapshot lines), then the lines from where the last import stopped.
+ */
+async function* headThenRest(file: string, from: ReadFrom, reading: Reading, counts: WriteCounts): AsyncGenerator<SourceLine> {
+  let next = 1;
+  for await (const line of readLines(file)) {
+    if (line.number >= from.line) break;
+    yield line;
+    next = line.number + 1;
+    if (reading.sessionSeen) break;
+  }
+  if (next >= from.line) {
+    // The session was not named before where the last import stopped: read on from here.
+    for await (const line of readLines(file)) if (line.number >= next) yield line;
+    return;
+  }
+  counts.resumed += from.line - next;
+  yield* readLines(file, from);
+}
+
+/**
+ * A resumed read's entries, watched for the session: once the format has named it, the read jumps to
+ * where the last import stopped. Entries of the lines read again before that are known lines, which
+ * the writer skips (or, for a reply whose later lines come after the jump, appends only those).
+ */
+async function* watchedEntries(entries: AsyncIterable<TranscriptEntry>, reading: Reading): AsyncGenerator<TranscriptEntry> {
+  for await (const entry of entries) {
+    if (entry.kind === 'session') reading.sessionSeen = true;
+    // Everything before where the last import stopped was written then: nothing there waits.
+    if (entry.kind === 'unfinished' && reading.resumedAt !== null && entry.line < reading.resumedAt) continue;
+    yield entry;
+  }
+}
+
+interface ImportRun {
+  counts: WriteCounts;
+  options: ImportTranscriptsOptions;
+  problems: ImportProblem[];
+  progress: () => void;
+}
+
+async function importLines(
+  source: AsyncIterable<SourceLine>,
+  file: string,
+  reading: Reading,
+  { counts, options, problems, progress }: ImportRun,
+): Promise<ImportedSource | null> {
+  const lines = source[Symbol.asyncIterator]();
   // Peek at the first non-empty lines, then hand the format every line from the start.
   const head: SourceLine[] = [];
   const firstLines: string[] = [];
   // JSONL transcripts are appended to while their tool runs; a .json document is written whole.
   const mayBeGrowing = file.endsWith('.jsonl');
   let unfinishedHead = false;
-  while (firstLines.length < 5) {
+  // A resumed read stops looking as soon as a format knows the lines: the lines it would read past
+  // are ones the last import already read, and the read must reach where it resumes from quickly.
+  const enough = () =>
+    firstLines.length >= 5 || (reading.resumedAt !== null && LINE_FORMATS.some((format) => format.detect(firstLines)));
+  while (!enough()) {
     const next = await lines.next();
     if (next.done) break;
     head.push(next.value);
@@ -144,12 +254,15 @@ async function importFile(
         : undefined
       : LINE_FORMATS.find((format) => format.name === options.format);
   if (lineFormat) {
+    reading.lineFormat = true;
     const finished = mayBeGrowing
-      ? finishedLines(all, () => {
+      ? finishedLines(all, (line) => {
           counts.unfinished += 1;
+          reading.tracker?.unfinished(line);
         })
       : all;
-    return write(lineFormat.name, lineFormat.read(finished, { path: file }), file, counts, options, problems, progress);
+    const entries = watchedEntries(lineFormat.read(finished, { path: file }), reading);
+    return write(lineFormat.name, entries, file, reading, { counts, options, problems, progress });
   }
 
   // Not JSONL of a known tool: a whole JSON document (nexus-eval/v1 or a messages list).
@@ -172,7 +285,12 @@ async function importFile(
         : undefined);
   if (format === 'nexus-eval') return importNexusEval(value, file, counts, options);
   if (format === 'messages')
-    return write('messages', toAsync(messagesEntries(value, { path: file })), file, counts, options, problems, progress);
+    return write('messages', toAsync(messagesEntries(value, { path: file })), file, reading, {
+      counts,
+      options,
+      problems,
+      progress,
+    });
   throw new InvalidInputError(`${file} is JSON but not a conversation this tool knows. ${FORMATS_HELP}`);
 }
 
@@ -180,14 +298,13 @@ async function write(
   format: FormatName,
   entries: AsyncIterable<TranscriptEntry>,
   file: string,
-  counts: WriteCounts,
-  options: ImportTranscriptsOptions,
-  problems: ImportProblem[],
-  progress: () => void,
+  reading: Reading,
+  { counts, options, problems, progress }: ImportRun,
 ): Promise<ImportedSource | null> {
   const written = await writeEntries(entries, {
     ledger: options.ledger,
-    store: importRecords(options.ledger),
+    store: reading.records,
+    onUnfinished: (line) => reading.tracker?.unfinished(line),
     format,
     path: file,
     ...(options.settings ? { settings: options.settings } : {}),

@@ -1,46 +1,51 @@
 // Reads a file or stdin line by line without holding it: the importers stream, so a transcript of
-// any size costs the memory of its longest line. Each line says whether a newline ended it: the
-// last line of a transcript that is still being written may be cut short (the writer has not
-// finished it), and only that line can lack its newline.
+// any size costs the memory of its longest line. Each line says whether a newline ended it (the
+// last line of a transcript that is still being written may be cut short, and only that line can
+// lack its newline) and where it starts and ends in the file, in bytes, so an import can record
+// where the next one resumes (resume-position.ts).
 
 import { createReadStream } from 'node:fs';
 import type { SourceLine } from './transcript-entry.ts';
 
-export async function* readLines(input: NodeJS.ReadableStream | string): AsyncGenerator<SourceLine> {
-  const stream = typeof input === 'string' ? createReadStream(input, { encoding: 'utf8' }) : input;
+export interface ReadFrom {
+  /** Byte offset of a line start to read from. */
+  bytes: number;
+  /** The number of the line at that offset. */
+  line: number;
+}
+
+/** The lines of `input` (a path or a stream), from the start or from `from`. */
+export async function* readLines(input: NodeJS.ReadableStream | string, from?: ReadFrom): AsyncGenerator<SourceLine> {
+  const stream = typeof input === 'string' ? createReadStream(input, { encoding: 'utf8', start: from?.bytes ?? 0 }) : input;
   if (typeof input !== 'string' && 'setEncoding' in stream) (stream as NodeJS.ReadableStream).setEncoding('utf8');
-  let number = 0;
+  let number = (from?.line ?? 1) - 1;
+  let offset = from?.bytes ?? 0;
   let rest = '';
   for await (const chunk of stream) {
     rest += typeof chunk === 'string' ? chunk : String(chunk);
     let newline = rest.indexOf('\n');
     while (newline >= 0) {
+      const raw = rest.slice(0, newline);
+      const end = offset + Buffer.byteLength(raw) + 1;
       number += 1;
-      yield { number, text: withoutCarriageReturn(rest.slice(0, newline)), terminated: true };
+      yield { number, text: withoutCarriageReturn(raw), terminated: true, offset, end };
+      offset = end;
       rest = rest.slice(newline + 1);
       newline = rest.indexOf('\n');
     }
   }
-  if (rest !== '') yield { number: number + 1, text: withoutCarriageReturn(rest), terminated: false };
+  if (rest !== '')
+    yield {
+      number: number + 1,
+      text: withoutCarriageReturn(rest),
+      terminated: false,
+      offset,
+      end: offset + Buffer.byteLength(rest),
+    };
 }
 
 function withoutCarriageReturn(text: string): string {
   return text.endsWith('\r') ? text.slice(0, -1) : text;
-}
-
-/**
- * The lines of a JSONL transcript the importer should read now: all of them but a last line with
- * no newline that is not yet a whole JSON value, which the tool writing the file has not finished.
- * That line is left for the next import (`onUnfinished` is told), never reported as malformed.
- */
-export async function* finishedLines(lines: AsyncIterable<SourceLine>, onUnfinished: () => void): AsyncGenerator<SourceLine> {
-  for await (const line of lines) {
-    if (isUnfinished(line)) {
-      onUnfinished();
-      continue;
-    }
-    yield line;
-  }
 }
 
 /** A last line with no newline that is not (yet) any whole JSON value. */
@@ -51,6 +56,25 @@ export function isUnfinished(line: SourceLine): boolean {
     return false;
   } catch {
     return true;
+  }
+}
+
+/**
+ * The lines of a JSONL transcript the importer should read now: all of them but a last line with
+ * no newline that is not yet a whole JSON value, which the tool writing the file has not finished.
+ * That line is left for the next import (`onUnfinished` is told its number), never reported as
+ * malformed.
+ */
+export async function* finishedLines(
+  lines: AsyncIterable<SourceLine>,
+  onUnfinished: (line: number) => void,
+): AsyncGenerator<SourceLine> {
+  for await (const line of lines) {
+    if (isUnfinished(line)) {
+      onUnfinished(line.number);
+      continue;
+    }
+    yield line;
   }
 }
 

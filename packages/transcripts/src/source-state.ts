@@ -76,13 +76,16 @@ export async function openSource(
       sessionHeads.set(tree.session.id, tree.session.headTurnId);
       if (tree.session.headTurnId) heads.set(tree.session.headTurnId, tree.session.id);
     };
-    visit(await ledger.tree(known.sessionId));
+    const tree = await ledger.tree(known.sessionId);
+    visit(tree);
     const state: SourceState = {
       key: session.key,
       mainSessionId: known.sessionId,
       heads,
       sessionHeads,
-      label: session.label,
+      // The label it was given when it was first imported: a resumed read (resume-position.ts) may
+      // not see the lines a label is made from.
+      label: tree.session.label ?? session.label,
       copiedFrom: session.forkOf?.copiesLines ? session.forkOf.key : undefined,
       subagent: session.forkOf?.subagent,
     };

@@ -89,6 +89,9 @@ export interface SourceLine {
   text: string;
   /** False for a last line with no newline after it (a line still being written, perhaps). */
   terminated?: boolean;
+  /** Where the line starts in the file, and where the next one starts, in bytes (files only). */
+  offset?: number;
+  end?: number;
 }
 
 /** One format: recognises its own first lines and reads a file into entries, line by line. */

@@ -27,6 +27,8 @@ export interface WriteCounts {
   knownProblems: number;
   /** A last line still being written (no newline, not yet whole JSON): left for the next import. */
   unfinished: number;
+  /** Lines of files an earlier import read past, not read again (resume-position.ts). */
+  resumed: number;
 }
 
 export interface ImportProblem {
@@ -52,6 +54,8 @@ export interface WriteOptions {
   settings?: Partial<SessionSettings>;
   counts: WriteCounts;
   onProblem(problem: ImportProblem): void;
+  /** A line left for the next import (a round or compaction the tool is still writing). */
+  onUnfinished?(line: number): void;
   onProgress?(): void;
 }
 
@@ -79,6 +83,7 @@ export async function writeEntries(
     for await (const entry of entries) {
       if (entry.kind === 'unfinished') {
         counts.unfinished += 1;
+        options.onUnfinished?.(entry.line);
         continue;
       }
       if (entry.kind === 'problem') {

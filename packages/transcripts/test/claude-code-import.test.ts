@@ -103,8 +103,10 @@ describe('Claude Code import', () => {
     fs.writeFileSync(file, `${lines.join('\n')}\n`);
     const second = await importTranscripts({ ledger, paths: [file] });
     expect(second.sources[0]).toMatchObject({ sessionId: first.sources[0]?.sessionId, created: false });
-    // u1, a1, a2 were imported (the title and the snapshot lines have no uuid).
-    expect(second.known).toBe(3);
+    // The first import stopped at line 6. This one reads the title and u1 (the first line that names
+    // the session, known), then jumps to line 6: the snapshot, a1 and a2 are not read again.
+    expect(second.resumed).toBe(3);
+    expect(second.known).toBe(1);
     const history = await historyOf(ledger, first.sources[0]?.sessionId as string);
     // The reply's later blocks, written after the first import, follow it as a turn of their own.
     expect(history.slice(1, 3).map(describeTurn)).toEqual([

@@ -1,10 +1,11 @@
 // Export then import gives the session back: for any session built from text turns, tool rounds,
 // recorded compactions and forks, importing its pi export yields the same turns (role, content,
-// time), the same compactions (summary and cut) and the same forks (fork point and own turns).
-// Also checks the Anthropic and nexus-eval exports on one session.
+// time), the same compactions (summary and cut), the same forks (fork point and own turns) and the
+// session's label; the file names each fork's label too. Also checks the Anthropic and nexus-eval
+// exports on one session.
 
 import { Readable } from 'node:stream';
-import type { AgentsLedger } from '@agent-ledger/agents-ledger';
+import type { AgentsLedger, SessionTree } from '@agent-ledger/agents-ledger';
 import type { Turn } from '@agent-ledger/core';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -15,7 +16,13 @@ type Step =
   | { kind: 'text'; role: 'user' | 'assistant'; words: number }
   | { kind: 'tools'; calls: number }
   | { kind: 'compact'; cut: number }
-  | { kind: 'fork'; at: number; turns: number };
+  | { kind: 'fork'; at: number; turns: number; label: string | null };
+
+/** A label that says something (a blank one reads back as the label import makes up). */
+const labelArb: fc.Arbitrary<string> = fc.oneof(
+  fc.constantFrom('round trip', 'chat fork', 'Flaky checkout test · branch', 'pi /w/web 2026-05-03 08:00'),
+  fc.string({ minLength: 1, maxLength: 40, unit: 'grapheme' }).filter((text) => text.trim() !== ''),
+);
 
 const step: fc.Arbitrary<Step> = fc.oneof(
   fc.record({
@@ -25,7 +32,12 @@ const step: fc.Arbitrary<Step> = fc.oneof(
   }),
   fc.record({ kind: fc.constant('tools' as const), calls: fc.integer({ min: 1, max: 3 }) }),
   fc.record({ kind: fc.constant('compact' as const), cut: fc.nat() }),
-  fc.record({ kind: fc.constant('fork' as const), at: fc.nat(), turns: fc.integer({ min: 1, max: 3 }) }),
+  fc.record({
+    kind: fc.constant('fork' as const),
+    at: fc.nat(),
+    turns: fc.integer({ min: 1, max: 3 }),
+    label: fc.option(labelArb, { nil: null }),
+  }),
 );
 
 let temps: TempLedger[] = [];
@@ -34,8 +46,8 @@ afterEach(() => {
   temps = [];
 });
 
-async function build(ledger: AgentsLedger, steps: readonly Step[]): Promise<string> {
-  const session = await ledger.createSession({ label: 'round trip' });
+async function build(ledger: AgentsLedger, steps: readonly Step[], label: string | null = 'round trip'): Promise<string> {
+  const session = await ledger.createSession(label === null ? {} : { label });
   let time = Date.parse('2026-05-01T00:00:00.000Z');
   const at = () => (time += 1000);
   const main: string[] = [];
@@ -82,7 +94,7 @@ async function build(ledger: AgentsLedger, steps: readonly Step[]): Promise<stri
       });
       window = window.slice(window.indexOf(through) + 1);
     } else if (item.kind === 'fork' && main.length > 0) {
-      const fork = await ledger.forkFrom(main[item.at % main.length] as string);
+      const fork = await ledger.forkFrom(main[item.at % main.length] as string, item.label === null ? {} : { label: item.label });
       for (let index = 0; index < item.turns; index += 1)
         await append(fork.session.id, index % 2 ? 'assistant' : 'user', `fork turn ${index} #${counter}`);
     }
@@ -122,25 +134,65 @@ async function piText(ledger: AgentsLedger, sessionId: string): Promise<string> 
   return text;
 }
 
+/** Each fork's label as the export names it, on the first entry of the fork's branch; null for none. */
+function exportedForkLabels(text: string): Map<string, string | null> {
+  const labels = new Map<string, string | null>();
+  for (const [index, line] of text.trimEnd().split('\n').entries()) {
+    const nexus = (JSON.parse(line) as { nexus?: { sessionId: string; label?: string } }).nexus;
+    if (index > 0 && nexus) labels.set(nexus.sessionId, nexus.label ?? null);
+  }
+  return labels;
+}
+
+/** Every fork of the session, forks of forks included, and whether it has a turn of its own. */
+async function forksOf(ledger: AgentsLedger, sessionId: string) {
+  const forks: Array<{ id: string; label: string | null; ownTurns: boolean }> = [];
+  const visit = (tree: SessionTree) => {
+    for (const fork of tree.forks) {
+      forks.push({ id: fork.session.id, label: fork.session.label, ownTurns: fork.ownTurns > 0 });
+      visit(fork);
+    }
+  };
+  visit(await ledger.tree(sessionId));
+  return forks;
+}
+
 describe('export round trip', () => {
-  it('import(export pi(s)) has the same turns, compactions and forks (property)', async () => {
+  it('import(export pi(s)) has the same turns, compactions, forks and label (property)', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 14 }), async (steps) => {
-        const source = openTempLedger();
-        const target = openTempLedger();
-        temps.push(source, target);
-        const sessionId = await build(source.ledger, steps);
-        const text = await piText(source.ledger, sessionId);
-        const result = await importTranscripts({ ledger: target.ledger, paths: ['-'], stdin: Readable.from([text]) });
-        expect(result.problems).toEqual([]);
-        expect(await shape(target.ledger, result.sources[0]?.sessionId as string)).toEqual(await shape(source.ledger, sessionId));
-        // Whatever doctor says of the source (a fork made between a tool call and its result, say), it says of the copy.
-        const codes = async (ledger: AgentsLedger) => (await ledger.doctor()).map((problem) => problem.code).sort();
-        expect(await codes(target.ledger)).toEqual(await codes(source.ledger));
-        source.cleanup();
-        target.cleanup();
-        temps = [];
-      }),
+      fc.asyncProperty(
+        fc.array(step, { minLength: 1, maxLength: 14 }),
+        fc.option(labelArb, { nil: null }),
+        async (steps, label) => {
+          const source = openTempLedger();
+          const target = openTempLedger();
+          temps.push(source, target);
+          const sessionId = await build(source.ledger, steps, label);
+          const text = await piText(source.ledger, sessionId);
+          const result = await importTranscripts({ ledger: target.ledger, paths: ['-'], stdin: Readable.from([text]) });
+          expect(result.problems).toEqual([]);
+          const importedId = result.sources[0]?.sessionId as string;
+          expect(await shape(target.ledger, importedId)).toEqual(await shape(source.ledger, sessionId));
+          // The label the session had, not one made up from the export; with none, pi's kind (tool and date).
+          const { createdAt } = await source.ledger.getSession(sessionId);
+          expect((await target.ledger.getSession(importedId)).label).toBe(
+            label ?? `pi ${new Date(createdAt).toISOString().slice(0, 16).replace('T', ' ')}`,
+          );
+          // The header names no working directory the ledger never kept.
+          expect(JSON.parse(text.split('\n', 1)[0] as string)).not.toHaveProperty('cwd');
+          // Every fork with a turn of its own is named in the file, with its label.
+          const forks = await forksOf(source.ledger, sessionId);
+          expect(exportedForkLabels(text)).toEqual(
+            new Map(forks.filter((fork) => fork.ownTurns).map((fork) => [fork.id, fork.label])),
+          );
+          // Whatever doctor says of the source (a fork made between a tool call and its result, say), it says of the copy.
+          const codes = async (ledger: AgentsLedger) => (await ledger.doctor()).map((problem) => problem.code).sort();
+          expect(await codes(target.ledger)).toEqual(await codes(source.ledger));
+          source.cleanup();
+          target.cleanup();
+          temps = [];
+        },
+      ),
       { numRuns: 20 },
     );
   });

@@ -71,9 +71,9 @@ describe('a transcript still being written', () => {
     const lines = [];
     for await (const line of readLines(Readable.from(['{"a":1}\r\n{"b"', ':2}\n{"c":']))) lines.push(line);
     expect(lines).toEqual([
-      { number: 1, text: '{"a":1}', terminated: true },
-      { number: 2, text: '{"b":2}', terminated: true },
-      { number: 3, text: '{"c":', terminated: false },
+      { number: 1, text: '{"a":1}', terminated: true, offset: 0, end: 9 },
+      { number: 2, text: '{"b":2}', terminated: true, offset: 9, end: 17 },
+      { number: 3, text: '{"c":', terminated: false, offset: 17, end: 22 },
     ]);
   });
 
@@ -109,15 +109,25 @@ describe('a transcript still being written', () => {
     });
   }
 
-  it('reports a malformed line once; later runs count it as known and report nothing', async () => {
+  it('reports a malformed line once; a later run reading it again counts it as known and reports nothing', async () => {
     const temp = openTempLedger();
     temps.push(temp);
     const first = await importTranscripts({ ledger: temp.ledger, paths: [SESSION_FILE] });
     expect(first.problems.map((problem) => problem.line)).toEqual([13]);
     expect(first.knownProblems).toBe(0);
-    const second = await importTranscripts({ ledger: temp.ledger, paths: [SESSION_FILE] });
+    // The same transcript under another path has no position yet: it is read whole again.
+    const copy = path.join(temp.folder, 'copy.jsonl');
+    fs.copyFileSync(SESSION_FILE, copy);
+    const second = await importTranscripts({ ledger: temp.ledger, paths: [copy] });
+    expect(second.resumed).toBe(0);
     expect(second.problems).toEqual([]);
     expect(second.knownProblems).toBe(1);
     expect(second.sources.map((source) => source.added)).toEqual([0]);
+    // Where it stopped is recorded: the next run of either path reads nothing but the first line.
+    const third = await importTranscripts({ ledger: temp.ledger, paths: [SESSION_FILE, copy] });
+    expect(third.resumed).toBeGreaterThan(2 * 10);
+    expect(third.known).toBe(third.lines);
+    expect(third.lines).toBeLessThan(2 * 3);
+    expect(third.problems).toEqual([]);
   });
 });

@@ -77,7 +77,7 @@ function reportImport(io: CommandIo, result: TranscriptImportResult): void {
   ].filter(Boolean);
   const notes = asBefore.length > 0 ? `; ${asBefore.join('; ')}` : '';
   if (added === 0 && result.problems.length === 0) {
-    io.print(`nothing new: ${count(result.files, 'file')}, ${count(result.known, 'line')} already imported${notes}`);
+    io.print(`nothing new in ${count(result.files, 'file')}${notes}`);
     return;
   }
   const changed = result.sources.filter((source) => source.created || source.added > 0);

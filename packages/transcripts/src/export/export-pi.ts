@@ -1,9 +1,17 @@
 // A session and its forks as one pi session file (version 3): the session's whole line, then each
 // fork's own turns as a branch from its fork point, compactions as `compaction` entries. Streams
-// line by line. Importing the file back gives the same turns, compactions and forks.
+// line by line. Importing the file back gives the same turns, compactions and forks, and the
+// session's label.
+//
+// What the ledger knows that pi has no field for rides in a `nexus` block, which pi ignores: on the
+// header, the session's id and label (the pi reader takes that label instead of making one up, and
+// that is how it tells our header from one pi wrote); on the first entry of each fork's branch, the
+// fork's id and label (the import still names a branch after the session: the writer takes no
+// label per fork yet). The ledger keeps no working directory (an importer folds a tool's cwd into
+// the label it makes), so the header has no `cwd` rather than an empty one.
 
 import type { AgentsLedger, SessionTree } from '@agent-ledger/agents-ledger';
-import type { CompactionTurn, NormalTurn, Turn } from '@agent-ledger/core';
+import type { CompactionTurn, NormalTurn, Session, Turn } from '@agent-ledger/core';
 
 type Json = Record<string, unknown>;
 
@@ -21,23 +29,33 @@ export async function* exportPi(ledger: AgentsLedger, sessionId: string): AsyncG
     version: 3,
     id: `nexus-${session.id}`,
     timestamp: new Date(session.createdAt).toISOString(),
-    cwd: '',
-    ...(session.label ? { nexusLabel: session.label } : {}),
+    nexus: nexusBlock(session),
   });
-  const emit = async function* (turns: AsyncIterable<Turn> | Iterable<Turn>) {
+  /** The turns as entries; the first entry written names `starts`, the fork it begins. */
+  const emit = async function* (turns: AsyncIterable<Turn> | Iterable<Turn>, starts?: Session) {
+    let first = starts === undefined ? null : nexusBlock(starts);
     for await (const turn of turns) {
       const parentId = turn.parentTurnId === null ? null : (ids.get(turn.parentTurnId) ?? null);
-      for (const entry of entriesOf(turn, parentId, nextId, ids)) yield line(entry);
+      for (const entry of entriesOf(turn, parentId, nextId, ids)) {
+        yield line(first ? { ...entry, nexus: first } : entry);
+        first = null;
+      }
     }
   };
   if (session.headTurnId) yield* emit(ledger.getFullHistory(session.headTurnId));
   const visit = async function* (tree: SessionTree): AsyncGenerator<string> {
     for (const fork of tree.forks) {
-      if (fork.session.headTurnId) yield* emit(ledger.getFullHistory(fork.session.headTurnId, { ownTurnsOnly: true }));
+      const head = fork.session.headTurnId;
+      if (head) yield* emit(ledger.getFullHistory(head, { ownTurnsOnly: true }), fork.session);
       yield* visit(fork);
     }
   };
   yield* visit(await ledger.tree(sessionId));
+}
+
+/** What pi has no field for: the ledger session's id, and its label when it has one. */
+function nexusBlock(session: Session): Json {
+  return { sessionId: session.id, ...(session.label === null ? {} : { label: session.label }) };
 }
 
 function line(entry: Json): string {

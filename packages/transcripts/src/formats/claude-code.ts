@@ -53,6 +53,8 @@ async function* readClaudeCode(lines: AsyncIterable<SourceLine>, origin: { path:
   let answeredLines = new Set<string>();
   /** The tool calls of the newest assistant turn: its results group is whole once it answers them all. */
   let openCalls: string[] = [];
+  /** The line those calls start on: where a round still being written is read again from. */
+  let callsLine = 0;
   let boundary: { value: Json; line: number } | null = null;
 
   const flush = (): TranscriptEntry | null => {
@@ -61,6 +63,7 @@ async function* readClaudeCode(lines: AsyncIterable<SourceLine>, origin: { path:
     if (group.kind === 'assistant') {
       answeredLines = new Set(entry.lineIds);
       openCalls = callsOf(entry.blocksByLine.flat());
+      callsLine = entry.line;
     }
     group = null;
     const content = entry.blocksByLine.flat();
@@ -222,7 +225,8 @@ async function* readClaudeCode(lines: AsyncIterable<SourceLine>, origin: { path:
   // A tool round that ends the file without a result for every call is still being written
   // (tool-rounds.ts): left for the next import.
   if (group && roundInProgress(group, openCalls)) {
-    yield { kind: 'unfinished', line: group.entry.line };
+    // From the calls' line: the next import reads the round whole, calls and results.
+    yield { kind: 'unfinished', line: group.kind === 'assistant' ? group.entry.line : callsLine };
     group = null;
   }
   const flushed = flush();

@@ -41,11 +41,16 @@ async function* readCodex(lines: AsyncIterable<SourceLine>): AsyncGenerator<Tran
   let model: string | undefined;
   /** The calls of the newest assistant turn: a results group ending the file must answer them all. */
   let openCalls: string[] = [];
+  /** The line those calls start on: where a round still being written is read again from. */
+  let callsLine = 0;
   const flush = (): TranscriptEntry | null => {
     const entry = group;
     group = null;
     if (!entry) return null;
-    if (entry.role === 'assistant') openCalls = callsOf(entry.blocksByLine.flat());
+    if (entry.role === 'assistant') {
+      openCalls = callsOf(entry.blocksByLine.flat());
+      callsLine = entry.line;
+    }
     const content = entry.blocksByLine.flat();
     return content.length > 0 ? { ...entry, content } : { kind: 'skip', lineIds: entry.lineIds, line: entry.line };
   };
@@ -153,7 +158,8 @@ async function* readCodex(lines: AsyncIterable<SourceLine>): AsyncGenerator<Tran
     const inProgress =
       last.role === 'assistant' ? callsOf(blocks).length > 0 : isResults(blocks) && !answersEveryCall(blocks, openCalls);
     if (inProgress) {
-      yield { kind: 'unfinished', line: last.line };
+      // From the calls' line: the next import reads the round whole, calls and results.
+      yield { kind: 'unfinished', line: last.role === 'assistant' ? last.line : callsLine };
       group = null;
     }
   }

@@ -4,6 +4,7 @@
 // (summary, firstKeptEntryId, tokensBefore) a compaction turn; a `branch_summary` a user turn on
 // its branch. Consecutive toolResult messages make one tool_result turn. A file with parentSession
 // (pi's fork) is a fork of that session, and the entries it copied from it are recognised by id.
+// A header `nexus export` wrote (export-pi.ts) names the session's label, which is kept as it is.
 
 import { closeSync, openSync, readSync } from 'node:fs';
 import path from 'node:path';
@@ -37,6 +38,8 @@ async function* readPi(lines: AsyncIterable<SourceLine>, origin: { path: string 
   let openCalls: string[] = [];
   /** An assistant message with calls, not yet followed by anything. */
   let calling: TranscriptEntry | null = null;
+  /** The line the newest calls are on: where a round still being written is read again from. */
+  let callsLine = 0;
   const flush = (): TranscriptEntry | null => {
     const entry = results;
     results = null;
@@ -58,12 +61,14 @@ async function* readPi(lines: AsyncIterable<SourceLine>, origin: { path: string 
       yield {
         kind: 'session',
         key: `pi:${String(value.id)}`,
-        label: sessionLabel(
-          'pi',
-          typeof value.cwd === 'string' ? value.cwd : undefined,
-          time,
-          parentId ? `fork of ${parentId}` : undefined,
-        ),
+        label:
+          exportedLabel(value) ??
+          sessionLabel(
+            'pi',
+            typeof value.cwd === 'string' ? value.cwd : undefined,
+            time,
+            parentId ? `fork of ${parentId}` : undefined,
+          ),
         ...(parentId
           ? { forkOf: { key: `pi:${parentId}`, copiesLines: true, ...(time === undefined ? {} : { atTime: time }) } }
           : {}),
@@ -111,6 +116,7 @@ async function* readPi(lines: AsyncIterable<SourceLine>, origin: { path: string 
     const entry = entryOf(value, message, base);
     if (entry.kind === 'turn' && entry.role === 'assistant') {
       openCalls = callsOf(entry.content);
+      callsLine = entry.line;
       // Held until the next line: a call that ends the file is a tool round still being written.
       if (openCalls.length > 0) {
         calling = entry;
@@ -122,11 +128,23 @@ async function* readPi(lines: AsyncIterable<SourceLine>, origin: { path: string 
   // A tool round that ends the file part-way (calls with no results, or not all of them) is still
   // being written (tool-rounds.ts): left for the next import.
   if (calling || (results && !answersEveryCall(results.blocksByLine.flat(), openCalls))) {
-    yield { kind: 'unfinished', line: (calling ?? results)?.line ?? 0 };
+    // From the calls' line: the next import reads the round whole, calls and results.
+    yield { kind: 'unfinished', line: calling && 'line' in calling ? calling.line : callsLine };
     return;
   }
   const flushed = flush();
   if (flushed) yield flushed;
+}
+
+/**
+ * The label a header written by `nexus export` carries in its `nexus` block (`nexusLabel` in files
+ * exported before the block): the name the session had in the ledger, kept as it was. pi ignores
+ * the field and never writes it, so a header pi wrote is labelled from its tool, folder and date.
+ */
+function exportedLabel(header: Json): string | undefined {
+  const nexus = header.nexus;
+  const label = typeof nexus === 'object' && nexus !== null && !Array.isArray(nexus) ? (nexus as Json).label : header.nexusLabel;
+  return typeof label === 'string' && label.trim() !== '' ? label : undefined;
 }
 
 type Base = { lineIds: string[]; parentLineId: string | null; line: number; timestamp?: number };
