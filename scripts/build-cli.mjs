@@ -7,7 +7,7 @@
 // them: `new URL('../viewer/', import.meta.url)` from dist/bin/*.js is dist/viewer.
 // Usage: node scripts/build-cli.mjs [--quiet]
 
-import { cpSync, mkdirSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
@@ -25,11 +25,14 @@ const ASSETS = [
 ];
 
 export async function buildCli() {
-  rmSync(dist, { recursive: true, force: true });
+  // Built beside the old one and swapped in, so a CLI started meanwhile (by another test run) never
+  // finds an empty folder.
+  const staging = `${dist}.build-${process.pid}`;
+  rmSync(staging, { recursive: true, force: true });
   const result = await build({
     absWorkingDir: root,
     entryPoints: { nexus: path.join(cli, 'src', 'bin.ts') },
-    outdir: path.join(dist, 'bin'),
+    outdir: path.join(staging, 'bin'),
     chunkNames: 'chunk-[hash]',
     bundle: true,
     splitting: true,
@@ -47,9 +50,13 @@ export async function buildCli() {
     logLevel: 'warning',
   });
   for (const [from, to] of ASSETS) {
-    mkdirSync(path.dirname(path.join(dist, to)), { recursive: true });
-    cpSync(path.join(root, from), path.join(dist, to), { recursive: true });
+    mkdirSync(path.dirname(path.join(staging, to)), { recursive: true });
+    cpSync(path.join(root, from), path.join(staging, to), { recursive: true });
   }
+  const old = `${dist}.old-${process.pid}`;
+  if (existsSync(dist)) renameSync(dist, old);
+  renameSync(staging, dist);
+  rmSync(old, { recursive: true, force: true });
   return result;
 }
 

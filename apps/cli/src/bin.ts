@@ -13,4 +13,8 @@ process.stdout.on('error', (error: NodeJS.ErrnoException) => {
   if (error.code === 'EPIPE') process.exit(0);
   throw error;
 });
-process.exitCode = await main(process.argv.slice(2));
+const code = await main(process.argv.slice(2));
+// A hook is done when it has answered: nothing it started may keep the agent waiting (an import it
+// gave up on resumes next time; each write is a transaction, so stopping it loses nothing).
+if (process.argv[2] === 'hook') process.stdout.write('', () => process.exit(code));
+else process.exitCode = code;

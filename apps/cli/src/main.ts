@@ -41,6 +41,11 @@ const processIo: MainIo = {
 
 /** Runs one command line; resolves with the exit code (0 ok, 1 failed, 2 bad usage). */
 export async function main(givenArgv: string[], io: MainIo = processIo): Promise<number> {
+  // A coding agent's hook: its own runner, which never fails the agent (exit 0 whatever happens).
+  if (givenArgv[0] === 'hook') {
+    const { runHook } = await import('./hooks/run-hook.ts');
+    return runHook(givenArgv.slice(1), io);
+  }
   const argv = hoistGlobalOptions(givenArgv);
   const wantsJson = argv.includes('--json');
   if (argv[0] === '--version' || argv[0] === '-v' || (argv[0] === 'version' && argv.length === 1)) {

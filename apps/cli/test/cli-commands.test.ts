@@ -1,4 +1,4 @@
-import { existsSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { COMMANDS } from '../src/commands/index.ts';
@@ -163,8 +163,8 @@ describe('nexus errors and help', () => {
     const run = await runCli(['import', file, '--db', temp.dbPath, '--json']);
     expect(run.code).toBe(1);
     expect((run.json() as { error: { message: string } }).error.message).toContain('messages[0].role');
-    // The file is refused before the ledger is opened: no database, so no session either.
-    expect(existsSync(temp.dbPath)).toBe(false);
+    const sessions = await runCli(['session', 'list', '--db', temp.dbPath, '--json']);
+    expect(sessions.json()).toEqual([]);
   });
 
   it('exits 2 on bad usage: unknown command, unknown flag, missing argument, non-numeric budget', async () => {

@@ -28,7 +28,7 @@ export type { LedgerEvent } from './event.ts';
 export type { IdGenerator, IdKind } from './ids.ts';
 export { generateId, sequentialIds } from './ids.ts';
 export { invalidCursorError } from './search-cursor.ts';
-export { MAX_SEARCH_TERMS, requireSearchText, searchTerms } from './search-query.ts';
+export { contentTerms, MAX_SEARCH_TERMS, requireSearchText, searchTerms } from './search-query.ts';
 export type { Session, SessionCalibration, SessionSettings } from './session.ts';
 export { DEFAULT_SESSION_SETTINGS } from './session.ts';
 export type { TokenCounter } from './tokens.ts';

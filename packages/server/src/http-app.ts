@@ -10,6 +10,7 @@ import { loopbackOnly, requireToken, sameOriginWrites } from './access-guard.ts'
 import { DEFAULT_MAX_BODY_BYTES } from './defaults.ts';
 import { HttpError, respondWithError } from './http-errors.ts';
 import { openApiDocument } from './openapi.ts';
+import { mcpRoute } from './routes/mcp-route.ts';
 import { searchAndEventRoutes } from './routes/search-and-event-routes.ts';
 import { sessionRoutes } from './routes/session-routes.ts';
 import { turnRoutes } from './routes/turn-routes.ts';
@@ -51,9 +52,10 @@ export function createHttpApp(options: HttpAppOptions): Hono {
   if (!options.token) app.use('*', loopbackOnly());
   // The page may load without the token (it reads it from #token=… and sends it itself); data may not.
   if (options.token) app.use('/v1/*', requireToken(options.token));
+  if (options.token) app.use('/mcp', requireToken(options.token));
   app.use('/v1/*', sameOriginWrites());
-  app.use(
-    '/v1/*',
+  app.use('/mcp', sameOriginWrites());
+  const limit = () =>
     bodyLimit({
       maxSize: maxBodyBytes,
       onError: (c) =>
@@ -61,13 +63,15 @@ export function createHttpApp(options: HttpAppOptions): Hono {
           c,
           new HttpError('BODY_TOO_LARGE', `The request body is over the limit of ${maxBodyBytes} bytes; send smaller batches.`),
         ),
-    }),
-  );
+    });
+  app.use('/v1/*', limit());
+  app.use('/mcp', limit());
 
   app.get('/v1/openapi.json', (c) => c.json(openApiDocument()));
   sessionRoutes(app, context);
   turnRoutes(app, context);
   searchAndEventRoutes(app, context);
+  mcpRoute(app, context);
 
   app.get('/', async (c) => (await viewerFile(viewerDirectory, 'index.html')) ?? notFound(c.req.path));
   app.get('/viewer/:file', async (c) => (await viewerFile(viewerDirectory, c.req.param('file'))) ?? notFound(c.req.path));

@@ -39,10 +39,10 @@ export function createMcpServer(options: McpServerOptions): McpServer {
       description:
         'Full-text search over every recorded turn, including turns a compaction summarized away. A hit inside a ' +
         'summarized turn is reported as the compaction standing for it, with `via` = the turn that matched: `expand` the ' +
-        '`via` id to read that turn, or the compaction id to read the turns its summary covers. Words are matched as ' +
-        'words (no syntax).',
+        '`via` id to read that turn, or the compaction id to read the turns its summary covers. Ask as you would ask a ' +
+        "person: the question's content words are searched (no syntax).",
       inputSchema: {
-        query: z.string().min(1).max(2000).describe('words to look for'),
+        query: z.string().min(1).max(2000).describe('what to look for: words, or a question'),
         session: id.optional().describe('only this session’s line (its own turns and those it forked from)'),
         raw: z.boolean().optional().describe('report the matching turns themselves rather than their compactions'),
         limit: z.number().int().min(1).max(50).optional().describe('hits to return (default 10)'),
@@ -61,7 +61,7 @@ export function createMcpServer(options: McpServerOptions): McpServer {
         'A compaction id → the turns its summary stands for; a topic id (from get_context or a union-find session) → ' +
         `its member turns; any other turn id → that turn. At most ${MAX_EXPAND_TURNS} turns per call; page with offset.`,
       inputSchema: {
-        id: id.describe('a compaction, topic or turn id'),
+        id: id.describe('a compaction, topic or turn id (a session id stands for its head turn)'),
         session: id.optional().describe('view topics as this session (a fork); default: the session of the id'),
         offset: z.number().int().min(0).optional(),
         limit: z.number().int().min(1).max(MAX_EXPAND_TURNS).optional(),
@@ -84,12 +84,14 @@ export function createMcpServer(options: McpServerOptions): McpServer {
       title: 'The context at a turn',
       description:
         'What a model would be sent at a turn: the system text (summary, topics) and the messages, within a token ' +
-        `budget (default ${DEFAULT_CONTEXT_BUDGET}). With a query, the topics nearest to it are chosen first.`,
+        `budget (default ${DEFAULT_CONTEXT_BUDGET}). With a query, the topics nearest to it are chosen first; with ` +
+        'retrieve, the turns from anywhere in the history that best answer the query come first (the hybrid context).',
       inputSchema: {
-        turnId: id.optional().describe('the turn; default: the head of `session`'),
+        turnId: id.optional().describe('the turn (a session id stands for its head); default: the head of `session`'),
         session: id.optional(),
         budget: z.number().int().min(1).max(10_000_000).optional().describe(`tokens (default ${DEFAULT_CONTEXT_BUDGET})`),
-        query: z.string().max(10_000).optional(),
+        query: z.string().max(10_000).optional().describe('the message the context is for'),
+        retrieve: z.boolean().optional().describe('recall the turns that best answer the query (needs query)'),
       },
       annotations: { title: 'Get context', ...READ_ONLY },
     },

@@ -4,7 +4,7 @@
 // mcp-server.ts registers them with the SDK.
 
 import type { AgentsLedger } from '@agent-ledger/agents-ledger';
-import { contentText, InvalidInputError, LedgerError, type Turn } from '@agent-ledger/core';
+import { contentTerms, contentText, InvalidInputError, LedgerError, type Turn } from '@agent-ledger/core';
 
 /** Text of one turn in a result by default; longer text is cut with a marker saying how to get all of it. */
 export const MAX_TURN_CHARS = 4000;
@@ -62,7 +62,10 @@ export async function searchHistory(
   ledger: AgentsLedger,
   input: { query: string; session?: string; raw?: boolean; limit?: number; cursor?: string },
 ) {
-  const result = await ledger.search(input.query, {
+  // A model asks as it would ask a person ("which redis host does staging use"): search its content
+  // words, as recall does, so no turn ranks for sharing "does" with the question.
+  const words = contentTerms(input.query).join(' ') || input.query;
+  const result = await ledger.search(words, {
     sessionId: input.session,
     view: input.raw ? 'raw' : 'resolved',
     limit: input.limit ?? 10,
@@ -87,7 +90,7 @@ export async function expand(
   ledger: AgentsLedger,
   input: { id: string; session?: string; offset?: number; limit?: number; maxChars?: number },
 ) {
-  const turn = await ledger.getTurn(input.id);
+  const turn = await ledger.getTurn(await turnOrHead(ledger, input.id));
   let kind: 'compaction' | 'topic' | 'turn';
   let turns: Turn[];
   if (turn.turnType === 'compaction') {
@@ -117,11 +120,27 @@ export async function expand(
   };
 }
 
+/** A turn id, or a session id standing for the session's head turn. */
+export async function turnOrHead(ledger: AgentsLedger, id: string): Promise<string> {
+  try {
+    await ledger.getTurn(id);
+    return id;
+  } catch (error) {
+    if (!LedgerError.isInstance(error) || error.code !== 'TURN_NOT_FOUND') throw error;
+    const session = await ledger.getSession(id).catch(() => null);
+    if (!session) throw error;
+    if (session.headTurnId === null) throw new InvalidInputError(`Session ${id} has no turns yet.`, 'id');
+    return session.headTurnId;
+  }
+}
+
 export async function getContext(
   ledger: AgentsLedger,
-  input: { turnId?: string; session?: string; budget?: number; query?: string },
+  input: { turnId?: string; session?: string; budget?: number; query?: string; retrieve?: boolean },
 ) {
-  let turnId = input.turnId;
+  if (input.retrieve && !input.query?.trim())
+    throw new InvalidInputError('retrieve recalls the turns that answer a query: give the query too.', 'retrieve');
+  let turnId = input.turnId === undefined ? undefined : await turnOrHead(ledger, input.turnId);
   if (turnId === undefined) {
     if (input.session === undefined)
       throw new InvalidInputError('Give turnId, or session for the context at its head.', 'turnId');
@@ -132,6 +151,7 @@ export async function getContext(
   const built = await ledger.buildContext(turnId, {
     budgetTokens: input.budget ?? DEFAULT_CONTEXT_BUDGET,
     query: input.query,
+    retrieval: input.retrieve === true,
     sessionId: input.session,
   });
   return {
@@ -141,6 +161,7 @@ export async function getContext(
     system: built.system,
     messages: built.messages.map((message) => ({ role: message.role, text: contentText(message.content) })),
     includedTurnIds: built.includedTurnIds,
+    retrievedTurnIds: built.retrievedTurnIds,
     topics: built.topics.map((topic) => topic.id),
   };
 }

@@ -114,6 +114,53 @@ describe('MCP tools', () => {
     expect(atHead.structuredContent.turnId).toBe(head);
   });
 
+  it('get_context with retrieve recalls the turns that answer the query, even on a flat session', async () => {
+    const recalled = await callTool('get_context', {
+      session: seeded.flatSessionId,
+      query: 'What was the zebracorn plan?',
+      retrieve: true,
+      budget: 600,
+    });
+    expect(recalled.isError).toBeFalsy();
+    expect(recalled.structuredContent.retrievedTurnIds).toContain(seeded.summarizedTurnId);
+    const plain = await callTool('get_context', {
+      session: seeded.flatSessionId,
+      query: 'What was the zebracorn plan?',
+      budget: 600,
+    });
+    expect(plain.structuredContent.retrievedTurnIds ?? []).toEqual([]);
+    const noQuery = await callTool('get_context', { session: seeded.flatSessionId, retrieve: true });
+    expect(noQuery.isError).toBe(true);
+  });
+
+  it('takes a session id where a turn id goes: its head', async () => {
+    const head = (await fixture.ledger.getSession(seeded.flatSessionId)).headTurnId as string;
+    const context = await callTool('get_context', { turnId: seeded.flatSessionId, budget: 400 });
+    expect(context.structuredContent.turnId).toBe(head);
+    const expanded = await callTool('expand', { id: seeded.flatSessionId });
+    expect(expanded.structuredContent).toMatchObject({ id: head, kind: 'turn' });
+  });
+
+  it('search_history takes a question as a model phrases it: its content words, not "does" or "the"', async () => {
+    const session = await fixture.ledger.createSession({ label: 'phrased' });
+    const chatter = await fixture.ledger.appendTurn(session.id, {
+      role: 'user',
+      content: 'Does it work? It does, and so does the other one.',
+    });
+    const fact = await fixture.ledger.appendTurn(session.id, {
+      role: 'assistant',
+      content: 'The staging redis host is redis-quokka-7.staging.internal.',
+    });
+    const found = await callTool('search_history', {
+      query: 'which redis host does staging use',
+      session: session.id,
+      raw: true,
+    });
+    const ids = found.structuredContent.hits.map((hit: { turnId: string }) => hit.turnId);
+    expect(ids[0]).toBe(fact.id);
+    expect(ids).not.toContain(chatter.id);
+  });
+
   it('list_sessions lists every session, newest first', async () => {
     const listed = await callTool('list_sessions', {});
     expect(listed.structuredContent.sessions.map((session: { id: string }) => session.id)).toEqual(

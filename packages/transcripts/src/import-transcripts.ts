@@ -359,3 +359,11 @@ async function importNexusEval(
 async function* toAsync<T>(items: Iterable<T>): AsyncGenerator<T> {
   yield* items;
 }
+
+/**
+ * The ledger session a source session became (`claude-code:<session id>`, `codex:<id>`, `pi:<id>`),
+ * once it was imported; undefined before.
+ */
+export async function importedSession(ledger: AgentsLedger, key: string): Promise<string | undefined> {
+  return (await importRecords(ledger).source(key))?.sessionId;
+}

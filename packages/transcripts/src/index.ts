@@ -14,9 +14,11 @@ export {
   type ImportedSource,
   type ImportProgress,
   type ImportTranscriptsOptions,
+  importedSession,
   importTranscripts,
   LINE_FORMATS,
   type TranscriptImportResult,
 } from './import-transcripts.ts';
+export { INJECTED_CLOSE, INJECTED_OPEN, markInjected, withoutInjected } from './injected-context.ts';
 export type { FormatName, SourceLine, TranscriptEntry, TranscriptFormat } from './transcript-entry.ts';
 export type { ImportProblem, WriteCounts } from './write-entries.ts';

@@ -7,6 +7,8 @@ import { copyCommand } from './copy.ts';
 import { demo } from './demo.ts';
 import { eventsAppend, eventsCheckpoint, eventsIngest, eventsList, eventsVerify } from './events.ts';
 import { exportCommand } from './export.ts';
+import { hookCommand } from './hook.ts';
+import { hooksInstall, hooksStatus, hooksUninstall } from './hooks.ts';
 import { importCommand } from './import.ts';
 import { mcpCommand } from './mcp.ts';
 import { context, history, treeCommand } from './reading.ts';
@@ -43,5 +45,9 @@ export const COMMANDS: Command[] = [
   eventsCheckpoint,
   serveCommand,
   mcpCommand,
+  hooksInstall,
+  hooksUninstall,
+  hooksStatus,
+  hookCommand,
   demo,
 ];

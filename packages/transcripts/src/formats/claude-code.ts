@@ -7,6 +7,7 @@
 
 import path from 'node:path';
 import type { ContentBlock, TextBlock } from '@agent-ledger/core';
+import { withoutInjected } from '../injected-context.ts';
 import { parseJsonLine } from '../read-lines.ts';
 import { answersEveryCall, callsOf } from '../tool-rounds.ts';
 import {
@@ -245,12 +246,12 @@ function roundInProgress(group: Group, openCalls: readonly string[]): boolean {
 
 /** Anthropic-shaped content → the blocks the ledger stores; thinking is left out, images named. */
 export function toBlocks(content: unknown): ContentBlock[] {
-  if (typeof content === 'string') return content === '' ? [] : [{ type: 'text', text: content }];
+  // What the ledger's own hooks injected is not the user's words (injected-context.ts).
+  if (typeof content === 'string') return textBlock(withoutInjected(content));
   if (!Array.isArray(content)) return [];
   const blocks: ContentBlock[] = [];
   for (const block of content as Json[]) {
-    if (block?.type === 'text' && typeof block.text === 'string' && block.text !== '')
-      blocks.push({ type: 'text', text: block.text });
+    if (block?.type === 'text' && typeof block.text === 'string') blocks.push(...textBlock(withoutInjected(block.text)));
     else if (block?.type === 'image') blocks.push({ type: 'text', text: imageNote(block) });
     else if (block?.type === 'tool_use' && typeof block.id === 'string' && typeof block.name === 'string') {
       blocks.push({ type: 'tool_use', id: block.id, name: block.name, input: block.input ?? {} });
@@ -264,6 +265,10 @@ export function toBlocks(content: unknown): ContentBlock[] {
     }
   }
   return blocks;
+}
+
+function textBlock(text: string): ContentBlock[] {
+  return text === '' ? [] : [{ type: 'text', text }];
 }
 
 function resultContent(content: unknown): string | TextBlock[] {

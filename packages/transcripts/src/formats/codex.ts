@@ -6,6 +6,7 @@
 // makes the session a fork. Lines have no ids, so a line's number is its id (rollouts only grow).
 
 import type { ContentBlock } from '@agent-ledger/core';
+import { withoutInjected } from '../injected-context.ts';
 import { parseJsonLine } from '../read-lines.ts';
 import { answersEveryCall, callsOf } from '../tool-rounds.ts';
 import {
@@ -172,15 +173,16 @@ function isResults(blocks: readonly ContentBlock[]): boolean {
 }
 
 function textBlocks(content: unknown): ContentBlock[] {
-  if (typeof content === 'string') return content ? [{ type: 'text', text: content }] : [];
+  // What the ledger's own hooks injected is not the user's words (injected-context.ts).
+  const text = (value: string): ContentBlock[] => {
+    const kept = withoutInjected(value);
+    return kept ? [{ type: 'text', text: kept }] : [];
+  };
+  if (typeof content === 'string') return text(content);
   if (!Array.isArray(content)) return [];
   return (content as Json[]).flatMap((part): ContentBlock[] => {
-    if (
-      (part?.type === 'input_text' || part?.type === 'output_text' || part?.type === 'text') &&
-      typeof part.text === 'string' &&
-      part.text
-    ) {
-      return [{ type: 'text', text: part.text }];
+    if ((part?.type === 'input_text' || part?.type === 'output_text' || part?.type === 'text') && typeof part.text === 'string') {
+      return text(part.text);
     }
     if (part?.type === 'input_image') return [{ type: 'text', text: '[image not imported]' }];
     return [];
