@@ -19,6 +19,14 @@ export function tempFolder(): { folder: string; dbPath: string; cleanup(): void 
 }
 
 export async function runCli(argv: string[], options: { stdin?: string } = {}): Promise<CliRun> {
+  return runCliWith(argv, options);
+}
+
+/** runCli with an environment of its own (HOME for the hooks' settings, say). */
+export async function runCliWith(
+  argv: string[],
+  options: { stdin?: string; env?: Record<string, string> } = {},
+): Promise<CliRun> {
   let stdout = '';
   let stderr = '';
   const code = await main(argv, {
@@ -30,7 +38,7 @@ export async function runCli(argv: string[], options: { stdin?: string } = {}): 
     },
     stdin: Readable.from([options.stdin ?? '']),
     stderrIsTerminal: false,
-    env: {},
+    env: options.env ?? {},
   });
   return { code, stdout, stderr, json: () => JSON.parse(stdout) };
 }
