@@ -114,7 +114,7 @@ export function searchQueries(connection: SqliteConnection): Synchronous<SearchS
   const anyTurnMatch = (expression: string, filters: Clauses, turnType: TurnSearchFilters['turnType']): boolean => {
     const matched = matchedTurns(turnType);
     const where = filters.clauses.length > 0 ? ` WHERE ${filters.clauses.join(' AND ')}` : '';
-    const sql = `SELECT 1 FROM ${matched.sql} JOIN agent_turns t ON t.rowid = m.matchRowid${where} LIMIT 1`;
+    const sql = `SELECT 1 FROM ${matched.sql} CROSS JOIN agent_turns t ON t.rowid = m.matchRowid${where} LIMIT 1`;
     return statement(sql).get(...bound(expression, matched), ...filters.parameters) !== undefined;
   };
 
@@ -131,7 +131,7 @@ export function searchQueries(connection: SqliteConnection): Synchronous<SearchS
     const sql =
       `SELECT ${TURN_HIT_COLUMNS}, t.rowid AS rowid, m.score AS score, t.id AS canonical, ` +
       't.session_id AS canonicalSessionId, t.timestamp AS canonicalTimestamp ' +
-      `FROM ${matched.sql} JOIN agent_turns t ON t.rowid = m.matchRowid ` +
+      `FROM ${matched.sql} CROSS JOIN agent_turns t ON t.rowid = m.matchRowid ` +
       `${where.length > 0 ? `WHERE ${where.join(' AND ')} ` : ''}ORDER BY score, t.rowid LIMIT ?`;
     return statement(sql).all(...bound(expression, matched), ...filters.parameters, ...page.parameters, take) as TurnRow[];
   };
@@ -170,7 +170,7 @@ export function searchQueries(connection: SqliteConnection): Synchronous<SearchS
       // MATERIALIZED: the matches are scored once, before GROUP BY.
       `WITH matches AS MATERIALIZED (SELECT ${TURN_HIT_COLUMNS}, t.rowid AS turnRowid, m.score AS score, ` +
       `${canonical} AS canonical ` +
-      `FROM ${matched.sql} JOIN agent_turns t ON t.rowid = m.matchRowid JOIN agent_sessions s ON s.id = t.session_id ` +
+      `FROM ${matched.sql} CROSS JOIN agent_turns t ON t.rowid = m.matchRowid JOIN agent_sessions s ON s.id = t.session_id ` +
       'LEFT JOIN agent_turns h ON h.id = s.head_turn_id LEFT JOIN agent_turns c ON c.id = h.latest_compaction_id ' +
       `${filters.clauses.length > 0 ? `WHERE ${filters.clauses.join(' AND ')}` : ''}), ` +
       // SQLite takes the bare columns of a MIN() group from the row holding the minimum: the best
