@@ -71,6 +71,25 @@ function nativeModuleHint(error: unknown): string {
 
 const MIGRATIONS_FOLDER = fileURLToPath(new URL('../drizzle-sqlite', import.meta.url));
 
+/**
+ * Brings the schema up to date when other processes may be opening the same new file at once (hooks
+ * run in parallel). drizzle reads which migrations are applied before its transaction begins, so
+ * two processes can both start the same one: the loser waits on the winner's write lock (busy
+ * timeout), then fails on a table that now exists, and its transaction rolls back whole. Running
+ * the migrator again then finds them applied and does nothing; a migration that is itself broken
+ * fails the same way every time and is thrown.
+ */
+function migrateAlongsideOthers(db: Parameters<typeof migrate>[0], attempts = 3): void {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      migrate(db, { migrationsFolder: MIGRATIONS_FOLDER });
+      return;
+    } catch (error) {
+      if (attempt >= attempts) throw error;
+    }
+  }
+}
+
 export function openDatabase(options: OpenDatabaseOptions): LedgerDatabase {
   const inMemory = options.path === ':memory:' || options.path === '';
   if ((options.mustExist || options.readonly) && !inMemory) requireLedgerFile(options.path);
@@ -93,7 +112,7 @@ export function openDatabase(options: OpenDatabaseOptions): LedgerDatabase {
     // REPLACE conflict resolution then fires DELETE triggers, so it cannot slip past them.
     sqlite.pragma('recursive_triggers = ON');
     const db = drizzle({ client: sqlite, schema });
-    if (!options.readonly) migrate(db, { migrationsFolder: MIGRATIONS_FOLDER });
+    if (!options.readonly) migrateAlongsideOthers(db);
     return {
       path: options.path,
       db,
