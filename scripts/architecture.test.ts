@@ -139,7 +139,8 @@ describe('package layering', () => {
 // know their driver and drizzle, and nothing outside them knows what the tables are called.
 describe('the store seam', () => {
   const DRIVERS = /^(better-sqlite3|drizzle-orm|pg)(\/|$)/;
-  const TABLE = /\b(agent_turns|agent_sessions|turn_events|events_fts|turns_fts|compactions_fts|forest_\w*|transcript_(?:sources|lines|positions))/;
+  const TABLE =
+    /\b(agent_turns|agent_sessions|turn_events|events_fts|turns_fts|compactions_fts|forest_\w*|transcript_(?:sources|lines|positions))/;
   const ENGINES = ['packages/store-sqlite/src/', 'packages/store-postgres/src/'];
   // Excepted: tests (which may corrupt a ledger on purpose through the driver, as another program
   // would) and the benchmark's raw baselines (a prepared INSERT with no ledger, the yardstick the

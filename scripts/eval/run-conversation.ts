@@ -18,6 +18,8 @@ import {
   contentText,
   countContentTokens,
   estimateTokenCounter,
+  type InvalidInputError,
+  LedgerError,
   type SessionSettings,
   sequentialIds,
   toContentBlocks,
@@ -244,7 +246,9 @@ async function scoreImport(
           plan.strategy === 'hybrid'
             ? { share: plan.retrievalShare, minRelevance: plan.minRelevance, recall: plan.recall }
             : undefined;
-        text = contextText(await ledger.buildContext(turnId, { budgetTokens: budget, full: plan.full, query, retrieval }));
+        text = await contextTextOrNothing(() =>
+          ledger.buildContext(turnId, { budgetTokens: budget, full: plan.full, query, retrieval }),
+        );
       }
       context = prepareContext(text);
       contexts.set(key, context);
@@ -306,4 +310,18 @@ function summarizerNamed(name: SummarizerName): CountingSummarizer {
     return countingSummarizer(createAnthropicSummarizer({ tokenCounter: estimateTokenCounter, onFailure: 'defer' }));
   }
   return countingSummarizer(createExtractiveSummarizer({ tokenCounter: estimateTokenCounter }));
+}
+
+/**
+ * The context's text, or none when the budget holds not even the newest user turn alone (buildContext
+ * refuses such a budget: a request needs a user message): that context keeps no evidence.
+ */
+async function contextTextOrNothing(build: () => ReturnType<AgentsLedger['buildContext']>): Promise<string> {
+  try {
+    return contextText(await build());
+  } catch (error) {
+    if (LedgerError.isInstance(error) && error.code === 'INVALID_INPUT' && (error as InvalidInputError).field === 'budgetTokens')
+      return '';
+    throw error;
+  }
 }

@@ -58,6 +58,7 @@ const SETTING_FLAGS: Record<string, string> = {
   contextWindow: '--context-window',
   reserveTokens: '--reserve',
   keepRecentTokens: '--keep',
+  budgetTokens: '--budget',
 };
 
 /** The fields the library's not-found errors carry. */

@@ -5,7 +5,8 @@
 import { InvalidInputError, type Message, type NormalTurn } from '@agent-ledger/core';
 import type { StoredTurn, StoreOperations } from '@agent-ledger/store';
 import { effectiveCompaction, rawStartDepth } from './chain-arithmetic.ts';
-import { assembleContext } from './context/assemble-context.ts';
+import { assembleContext, smallestMessages } from './context/assemble-context.ts';
+import { groupIntoUnits } from './context/turn-units.ts';
 import type { LedgerContext } from './ledger-context.ts';
 import type { RecallTuning } from './retrieval/recall-turns.ts';
 import {
@@ -23,7 +24,11 @@ import { renderTopicsHeader } from './topics/render-topics.ts';
 import { DEFAULT_TOPIC_SHARE, type InjectedTopic, type TopicSelection, topicContext } from './topics/topic-context.ts';
 
 export interface BuildContextOptions {
-  /** Hard limit on the tokens of `system` + `messages`. Oldest raw turns go first. */
+  /**
+   * Hard limit on the tokens of `system` + `messages`. Oldest raw turns go first, then the summary;
+   * a budget too small for anything else gets the newest user turn alone, and one too small even
+   * for that throws InvalidInputError naming the budget it needs (`messages` is never empty).
+   */
   budgetTokens?: number;
   /** Your own system prompt; the summary follows it. */
   systemPrompt?: string;
@@ -162,7 +167,9 @@ export async function buildContext(
 
 /**
  * Tokens the topics may take: what the system prompt leaves, less what the raw turns need, but
- * raw turns may claim at most (1 - topicShare) of it when topics compete for the room.
+ * raw turns may claim at most (1 - topicShare) of it when topics compete for the room. They always
+ * claim the smallest valid context (the newest user turn): topics filling the whole budget would
+ * leave no message to send, and cutting them afterwards to make room would break their blocks.
  */
 function topicRoom(
   ledger: LedgerContext,
@@ -173,7 +180,8 @@ function topicRoom(
   const share = options.topicShare ?? DEFAULT_TOPIC_SHARE;
   const available = budget - (options.systemPrompt ? ledger.tokenCounter.countText(options.systemPrompt) + 1 : 0);
   const rawTokens = candidates.reduce((total, turn) => total + turn.tokenCount, 0);
-  const rawClaim = Math.max(Math.min(rawTokens, Math.floor(available * (1 - share))), options.reserveRecentTokens ?? 0);
+  const smallest = smallestMessages(groupIntoUnits(candidates), true, ledger.tokenCounter).tokens;
+  const rawClaim = Math.max(Math.min(rawTokens, Math.floor(available * (1 - share))), options.reserveRecentTokens ?? 0, smallest);
   return Math.max(0, available - rawClaim);
 }
 
@@ -186,12 +194,15 @@ async function loadCandidates(
     rows.filter((row) => row.turnType === 'normal').map((row) => turnFromRow(row) as NormalTurn);
   if (budget === undefined) return normal(await readChain(store, segments));
   // Newest first until the budget is surely full, then on to the start of a tool exchange so the
-  // oldest loaded unit is whole.
+  // oldest loaded unit is whole, and at least to the newest user turn: a context too small for
+  // anything else is that turn alone (assemble-context.ts, smallestContext).
   const newestFirst: NormalTurn[] = [];
   let tokens = 0;
+  let sawUser = false;
   for await (const page of readChainRangeNewestFirst(store, segments)) {
     for (const turn of normal(page)) {
-      const complete = tokens > budget && !turn.content.some((block) => block.type === 'tool_result');
+      sawUser ||= turn.role === 'user';
+      const complete = tokens > budget && sawUser && !turn.content.some((block) => block.type === 'tool_result');
       newestFirst.push(turn);
       tokens += turn.tokenCount;
       if (complete) return newestFirst.reverse();

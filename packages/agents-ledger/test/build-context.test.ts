@@ -7,11 +7,13 @@ import {
 } from '@agent-ledger/core';
 import { openRawSqlite, withTurnTriggersLifted } from '@agent-ledger/store-sqlite/testing';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { assembleContext, CONTINUATION_MARKER, renderSummaryBlock } from '../src/index.ts';
+import { type AgentsLedger, assembleContext, CONTINUATION_MARKER, renderSummaryBlock } from '../src/index.ts';
 import {
   apiShapeProblems,
   appendConversation,
   assistantTurn,
+  contextOrNeeded,
+  neededTokens,
   newSession,
   openTempLedger,
   prose,
@@ -173,7 +175,13 @@ describe('buildContext within a budget', () => {
     const head = ids.at(-1) as string;
     let previousIncluded = 0;
     for (const budget of [0, 1, 5, 40, 100, 250, 600, 1500, 100_000]) {
-      const context = await ledger.buildContext(head, { budgetTokens: budget });
+      const context = await contextOrNeeded(ledger, head, { budgetTokens: budget });
+      // Below the newest turn's own tokens no context is valid: refused, with the budget that would do.
+      if ('needs' in context) {
+        expect(context.needs).toBeGreaterThan(budget);
+        expect(previousIncluded).toBe(0);
+        continue;
+      }
       expect(context.tokens).toBeLessThanOrEqual(budget);
       expect(context.tokens).toBe(recomputeTokens(ledger, context));
       expect(ids.slice(ids.length - context.includedTurnIds.length)).toEqual(context.includedTurnIds);
@@ -227,26 +235,69 @@ describe('buildContext within a budget', () => {
     expect(context.system).toContain(TRUNCATION_MARKER);
     expect(context.system).toContain(lines.at(-1) as string);
     expect(context.system).not.toContain(lines[0] as string);
-    expect(context.messages).toEqual([]);
+    // No kept turn fits beside the summary's tail, but a context never goes without a user message.
+    const newestUser = await newestUserTurnOf(ledger, whole.includedTurnIds);
+    expect(context.includedTurnIds).toEqual([newestUser.id]);
+    expect(context.messages).toEqual([{ role: 'user', content: newestUser.content }]);
     expect(context.droppedTurnIds.length).toBeGreaterThan(0);
   });
 
-  it('stays within tiny budgets, cutting the system text itself if it must', async () => {
+  it('cuts the system text itself to fit the newest user turn in a tiny budget', async () => {
     const { ledger, compaction } = await compactedSession();
-    for (const budget of [0, 1, 5, 12]) {
+    const needs = await smallestBudget(ledger, compaction.id);
+    for (const budget of [needs, needs + 1, needs + 5, needs + 12]) {
       const context = await ledger.buildContext(compaction.id, { budgetTokens: budget, systemPrompt: SYSTEM_PROMPT });
       expect(context.tokens).toBeLessThanOrEqual(budget);
       expect(context.tokens).toBe(recomputeTokens(ledger, context));
       expect(context.summaryTruncated).toBe(true);
-      expect(context.messages).toEqual([]);
+      expect(context.messages).toHaveLength(1);
+      expect(context.messages[0]?.role).toBe('user');
     }
+  });
+
+  it('refuses a budget below the newest user turn alone, naming the budgetTokens it needs', async () => {
+    const { ledger, compaction } = await compactedSession();
+    const whole = await ledger.buildContext(compaction.id);
+    const newestUser = await newestUserTurnOf(ledger, whole.includedTurnIds);
+    for (const budget of [0, 1, 5, newestUser.tokenCount - 1]) {
+      const error = await rejection(ledger.buildContext(compaction.id, { budgetTokens: budget, systemPrompt: SYSTEM_PROMPT }));
+      expect(neededTokens(error)).toBe(newestUser.tokenCount);
+      expect((error as Error).message).toContain(`budgetTokens ${budget} is too small`);
+      expect((error as Error).message).toContain(`the newest user turn ${newestUser.id} alone`);
+    }
+    const fits = await ledger.buildContext(compaction.id, { budgetTokens: newestUser.tokenCount, systemPrompt: SYSTEM_PROMPT });
+    expect(fits).toMatchObject({ system: '', tokens: newestUser.tokenCount, includedTurnIds: [newestUser.id] });
+  });
+
+  it('keeps the answered tool call with the newest user turn when that turn carries its result', async () => {
+    temp = openTempLedger();
+    const { ledger } = temp;
+    const session = await newSession(ledger, { contextWindow: 100_000, reserveTokens: 1000, keepRecentTokens: 1000 });
+    const turns = await ledger.appendTurns(session.id, [
+      userTurn('Please read the config file.'),
+      toolUseTurn('toolu_cfg', 'read_file', { path: 'config.ts' }),
+      toolResultTurn('toolu_cfg', 'export const retries = 3;'),
+      assistantTurn(prose(150, 4)),
+    ]);
+    const [, call, result, answer] = turns.map((turn) => turn.id);
+    const needs = await smallestBudget(ledger, answer as string);
+    // The answer alone is larger than the call and its result: nothing fits but the smallest context.
+    const context = await ledger.buildContext(answer as string, { budgetTokens: needs });
+    expect(context.includedTurnIds).toEqual([call, result]);
+    // The answer after them is left out (the first question was never read: the budget was full before it).
+    expect(context.droppedTurnIds).toEqual([answer]);
+    expect(context.messages.map((message) => message.role)).toEqual(['user', 'assistant', 'user']);
+    expect(context.messages[0]?.content).toEqual([{ type: 'text', text: '[The conversation continues.]' }]);
+    expect(apiShapeProblems(context.messages)).toEqual([]);
+    const error = await rejection(ledger.buildContext(answer as string, { budgetTokens: needs - 1 }));
+    expect((error as Error).message).toContain(`the newest user turn ${result} with the tool calls it answers (${call})`);
   });
 
   // The summary gives way first: the base prompt is cut only when it alone is over the budget.
   it('keeps the systemPrompt whenever it fits the budget on its own (summary is cut first)', async () => {
     const { ledger, compaction } = await compactedSession();
     const promptTokens = ledger.tokenCounter.countText(SYSTEM_PROMPT);
-    const budget = promptTokens + 2;
+    const budget = (await smallestBudget(ledger, compaction.id)) + promptTokens + 2;
     const context = await ledger.buildContext(compaction.id, { budgetTokens: budget, systemPrompt: SYSTEM_PROMPT });
     expect(context.tokens).toBeLessThanOrEqual(budget);
     expect(context.system.startsWith(SYSTEM_PROMPT)).toBe(true);
@@ -257,9 +308,10 @@ describe('buildContext within a budget', () => {
     const { ledger } = temp;
     const session = await newSession(ledger);
     const turn = await ledger.appendTurn(session.id, userTurn('hello'));
-    const context = await ledger.buildContext(turn.id, { budgetTokens: 3, systemPrompt: SYSTEM_PROMPT });
+    const budget = turn.tokenCount + 3;
+    const context = await ledger.buildContext(turn.id, { budgetTokens: budget, systemPrompt: SYSTEM_PROMPT });
     expect(context.compactionTurnId).toBeNull();
-    expect(context.tokens).toBeLessThanOrEqual(3);
+    expect(context.tokens).toBeLessThanOrEqual(budget);
     expect(context.summaryTruncated).toBe(false);
   });
 });
@@ -390,6 +442,25 @@ describe('buildContext token accounting', () => {
     expect(turn.tokenCount).toBe(context.tokens);
   });
 });
+
+/** The budget buildContext says the smallest valid context at a turn needs (it refuses budget 0). */
+async function smallestBudget(ledger: AgentsLedger, turnId: string): Promise<number> {
+  return neededTokens(await rejection(ledger.buildContext(turnId, { budgetTokens: 0 })));
+}
+
+async function newestUserTurnOf(ledger: AgentsLedger, turnIds: readonly string[]): Promise<NormalTurn> {
+  const turns = await Promise.all(turnIds.map((id) => ledger.getTurn(id)));
+  return turns.findLast((turn): turn is NormalTurn => turn.turnType === 'normal' && turn.role === 'user') as NormalTurn;
+}
+
+async function rejection(promise: Promise<unknown>): Promise<unknown> {
+  try {
+    await promise;
+  } catch (error) {
+    return error;
+  }
+  throw new Error('expected a rejection');
+}
 
 function normalTurn(id: string, role: 'user' | 'assistant', content: ContentBlock[]): NormalTurn {
   return {

@@ -8,6 +8,7 @@ import {
   type ContentBlock,
   countMessagesTokens,
   type IdGenerator,
+  InvalidInputError,
   type Message,
   type Session,
   type SessionSettings,
@@ -19,8 +20,8 @@ import {
 import { freshPostgresDatabase } from '@agent-ledger/store-postgres/testing';
 import { openRawSqlite } from '@agent-ledger/store-sqlite/testing';
 import type { SummarizeInput, SummarizeResult, Summarizer } from '@agent-ledger/summarizers';
-import { inject } from 'vitest';
-import type { AgentsLedger, AgentsLedgerOptions, AppendTurnInput, BuiltContext } from '../src/index.ts';
+import { expect, inject } from 'vitest';
+import type { AgentsLedger, AgentsLedgerOptions, AppendTurnInput, BuildContextOptions, BuiltContext } from '../src/index.ts';
 import { openAgentsLedger } from '../src/index.ts';
 
 export function userTurn(text: string): AppendTurnInput {
@@ -204,6 +205,33 @@ export async function appendConversation(
 
 export async function newSession(ledger: AgentsLedger, settings: Partial<SessionSettings> = SMALL_SETTINGS): Promise<Session> {
   return ledger.createSession({ settings });
+}
+
+/**
+ * The tokens a budget-too-small refusal of buildContext names: it is an InvalidInputError on
+ * `budgetTokens` whose message says what the smallest valid context needs.
+ */
+export function neededTokens(error: unknown): number {
+  expect(error).toBeInstanceOf(InvalidInputError);
+  expect(error).toMatchObject({ code: 'INVALID_INPUT', field: 'budgetTokens' });
+  const needs = /needs (\d+) tokens[\s\S]*budgetTokens of at least (\d+)\./.exec((error as Error).message);
+  expect(needs, (error as Error).message).not.toBeNull();
+  expect(needs?.[1]).toBe(needs?.[2]);
+  return Number(needs?.[1]);
+}
+
+/** buildContext, or `{ needs }` when it refuses the budget as too small for any valid context. */
+export async function contextOrNeeded(
+  ledger: AgentsLedger,
+  turnId: string,
+  options: BuildContextOptions,
+): Promise<BuiltContext | { needs: number }> {
+  try {
+    return await ledger.buildContext(turnId, options);
+  } catch (error) {
+    if (!(error instanceof InvalidInputError) || error.field !== 'budgetTokens') throw error;
+    return { needs: neededTokens(error) };
+  }
 }
 
 /** tokens as buildContext defines them, recomputed from what it returned. */

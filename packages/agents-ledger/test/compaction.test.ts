@@ -9,7 +9,13 @@ import {
 } from '@agent-ledger/core';
 import { createExtractiveSummarizer, type SummarizeInput, type Summarizer } from '@agent-ledger/summarizers';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type AppendTurnInput, type CompactionStrategy, defaultSummaryTokens, renderSummaryBlock } from '../src/index.ts';
+import {
+  type AppendTurnInput,
+  CONTINUATION_MARKER,
+  type CompactionStrategy,
+  defaultSummaryTokens,
+  renderSummaryBlock,
+} from '../src/index.ts';
 import {
   apiShapeProblems,
   appendConversation,
@@ -262,7 +268,7 @@ describe('compact', () => {
     expect(summarizer.inputs[1]?.previousSummary).toBe('Short summary.');
   });
 
-  it('with nothing kept, the next context is the summary alone and firstKeptTurnId is null', async () => {
+  it('with nothing kept, the next context is the summary and a user message continuing from it; firstKeptTurnId is null', async () => {
     temp = openTempLedger({ summarizer: recordingSummarizer() });
     const { ledger } = temp;
     const session = await newSession(ledger, { contextWindow: 5000, reserveTokens: 500, keepRecentTokens: 10 });
@@ -272,7 +278,9 @@ describe('compact', () => {
     expect(compaction.summarizedThroughTurnId).toBe(ids.at(-1));
     expect(compaction.tokensAfter).toBe(compaction.tokenCount);
     const context = await ledger.buildContext(compaction.id);
-    expect(context.messages).toEqual([]);
+    // No raw turn is left, but a request needs a user message: the continuation marker is one.
+    expect(context.messages).toEqual([{ role: 'user', content: [{ type: 'text', text: CONTINUATION_MARKER }] }]);
+    expect(context.includedTurnIds).toEqual([]);
     expect(context.system).toContain('Short summary.');
     // Nothing since: nothing to compact, and nothing written.
     const rows = countRows(ledger, 'agent_turns');

@@ -5,6 +5,7 @@ import { CONTINUATION_MARKER } from '../src/index.ts';
 import { RECALL_HEADER } from '../src/retrieval/render-recalled.ts';
 import {
   assistantTurn,
+  contextOrNeeded,
   openTempLedger,
   prose,
   recomputeTokens,
@@ -89,8 +90,16 @@ describe('buildContext with retrieval (the hybrid context)', () => {
         fc.constantFrom('staging port', 'Which port does the staging database use?', 'correction 6543', 'nothing matches zzz'),
         async (budget, share, query) => {
           const options = { budgetTokens: budget, query, retrieval: { share } };
-          const context = await ledger.buildContext(head, options);
+          const context = await contextOrNeeded(ledger, head, options);
+          // Too small for the newest user turn alone: refused with the budget that would do, never
+          // a context with no message.
+          if ('needs' in context) {
+            expect(context.needs).toBeGreaterThan(budget);
+            expect((await ledger.buildContext(head, { ...options, budgetTokens: context.needs })).messages[0]?.role).toBe('user');
+            return;
+          }
           expect(context.tokens).toBeLessThanOrEqual(budget);
+          expect(context.messages[0]?.role).toBe('user');
           expect(await ledger.buildContext(head, options)).toEqual(context);
         },
       ),
@@ -125,7 +134,7 @@ describe('buildContext with retrieval (the hybrid context)', () => {
     }
   });
 
-  it('reserves nothing after a completed answer, and the newest user turn at any budget it fits in', async () => {
+  it('reserves only the newest user turn after a completed answer, and that turn at any budget it fits in', async () => {
     const { ledger, session } = await compactedConversation();
     const question = await ledger.appendTurn(session.id, userTurn('Which port does the staging database use now?'));
     // Assembly counts the continuation marker before it knows whether it is needed.
@@ -148,8 +157,11 @@ describe('buildContext with retrieval (the hybrid context)', () => {
       query: 'staging database port',
       retrieval: true,
     });
-    // A completed exchange claims no room: at a small budget retrieval may take all of it.
+    // A completed exchange claims only the room a request needs (a user message): at a small
+    // budget retrieval takes the rest, and the question it answered is what the messages hold.
     expect(afterAnswer.retrievedTurnIds.length).toBeGreaterThan(0);
+    expect(afterAnswer.includedTurnIds).toContain(question.id);
+    expect(afterAnswer.messages[0]?.role).toBe('user');
     expect(afterAnswer.tokens).toBeLessThanOrEqual(200);
   });
 

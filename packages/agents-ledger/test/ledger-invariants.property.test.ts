@@ -19,6 +19,7 @@ import { CONTINUATION_MARKER, INTERRUPTED_TOOL_RESULT } from '../src/index.ts';
 import {
   apiShapeProblems,
   assistantTurn,
+  contextOrNeeded,
   type Engine,
   engines,
   fullHistory,
@@ -195,6 +196,30 @@ class Model {
     return pending;
   }
 
+  /**
+   * The turns of the smallest valid context among these candidates: the newest user turn, with the
+   * turns before it in its tool exchange (a call and the results answering it stay together).
+   */
+  smallestContextTurns(candidates: readonly string[]): string[] {
+    const units: string[][] = [];
+    let open = new Set<string>();
+    for (const id of candidates) {
+      const info = this.info.get(id) as NormalInfo;
+      if (!(open.size > 0 && info.results.some((result) => open.has(result)))) {
+        units.push([]);
+        open = new Set();
+      }
+      units.at(-1)?.push(id);
+      for (const result of info.results) open.delete(result);
+      for (const use of info.uses) open.add(use);
+    }
+    for (const unit of units.reverse()) {
+      const last = unit.findLastIndex((id) => (this.info.get(id) as NormalInfo).role === 'user');
+      if (last >= 0) return unit.slice(0, last + 1);
+    }
+    return [];
+  }
+
   /** Index in `line` of the compaction a context at `line[index]` starts from, seen from `view`. */
   effectiveCompactionIndex(line: readonly string[], index: number, view: SessionModel, full: boolean): number {
     if (full) return -1;
@@ -343,7 +368,7 @@ class Model {
     const turnId = session.line[index] as string;
     const owner = this.byId((await this.ledger.getTurn(turnId)).sessionId);
     const view = op.view ? session : owner;
-    const context = await this.ledger.buildContext(turnId, {
+    const context = await contextOrNeeded(this.ledger, turnId, {
       budgetTokens: op.budget,
       systemPrompt: op.systemPrompt ? SYSTEM_PROMPT : undefined,
       sessionId: op.view ? session.id : undefined,
@@ -354,26 +379,39 @@ class Model {
   }
 
   async checkBuiltContext(
-    context: BuiltContext,
+    built: BuiltContext | { needs: number },
     line: readonly string[],
     index: number,
     view: SessionModel,
     op: { budget: number | undefined; systemPrompt: boolean; full: boolean },
   ): Promise<void> {
+    const compactionIndex = this.effectiveCompactionIndex(line, index, view, op.full);
+    const start = compactionIndex < 0 ? 0 : await this.rawStart(line, compactionIndex);
+    const candidates = line.slice(start, index + 1).filter((id) => this.info.get(id)?.kind === 'normal');
+    const smallest = this.smallestContextTurns(candidates);
+    // A budget too small for the newest user turn is refused, naming a budget above it.
+    if ('needs' in built) {
+      expect(op.budget).toBeDefined();
+      expect(built.needs).toBeGreaterThan(op.budget as number);
+      return;
+    }
+    const context = built;
     // Within budget, and `tokens` is what system + messages really cost.
     expect(context.tokens).toBe(recomputeTokens(this.ledger, context));
     if (op.budget !== undefined) expect(context.tokens).toBeLessThanOrEqual(op.budget);
     else expect(context.summaryTruncated).toBe(false);
 
-    // API shape, tool pairs whole: strict, a call still waiting for its result is answered too.
+    // API shape, tool pairs whole: strict, a call still waiting for its result is answered too;
+    // never an empty list (the API refuses one).
+    expect(context.messages.length).toBeGreaterThan(0);
     expect(apiShapeProblems(context.messages)).toEqual([]);
 
-    // Included turns are the newest of the candidates, dropped ones the oldest, nothing else.
-    const compactionIndex = this.effectiveCompactionIndex(line, index, view, op.full);
+    // Included turns are the newest of the candidates, dropped ones the oldest, nothing else; or,
+    // when nothing else fits, the newest user turn alone (with the call its results answer).
     expect(context.compactionTurnId).toBe(compactionIndex < 0 ? null : line[compactionIndex]);
-    const start = compactionIndex < 0 ? 0 : await this.rawStart(line, compactionIndex);
-    const candidates = line.slice(start, index + 1).filter((id) => this.info.get(id)?.kind === 'normal');
-    expect(candidates.slice(candidates.length - context.includedTurnIds.length)).toEqual(context.includedTurnIds);
+    const newest = candidates.slice(candidates.length - context.includedTurnIds.length);
+    if (newest.join() === context.includedTurnIds.join()) expect(newest).toEqual(context.includedTurnIds);
+    else expect(context.includedTurnIds).toEqual(smallest);
     const dropped = new Set(context.droppedTurnIds);
     for (const id of context.includedTurnIds) expect(dropped.has(id)).toBe(false);
     const droppedOrder = candidates.filter((id) => dropped.has(id));
@@ -393,6 +431,12 @@ class Model {
    * results for calls never answered; text and calls keep their order.
    */
   checkMessageContent(messages: readonly Message[], included: readonly string[], hasSummary: boolean): void {
+    // No raw turn after the compaction (it kept none): the one message continues from the summary.
+    if (included.length === 0) {
+      expect(hasSummary).toBe(true);
+      expect(messages).toEqual([{ role: 'user', content: [{ type: 'text', text: CONTINUATION_MARKER }] }]);
+      return;
+    }
     const isSynthetic = (block: ContentBlock) => block.type === 'tool_result' && block.content === INTERRUPTED_TOOL_RESULT;
     const actual = messages.flatMap((message) => message.content).filter((block) => !isSynthetic(block));
     const firstInfo = included[0] ? (this.info.get(included[0]) as NormalInfo) : undefined;
@@ -554,7 +598,7 @@ async function checkFinalInvariants(model: Model, finalBudgets: readonly (number
 
     // Context at the head, at several budgets.
     for (const budget of finalBudgets) {
-      const context = await ledger.buildContext(head, { sessionId: session.id, budgetTokens: budget });
+      const context = await contextOrNeeded(ledger, head, { sessionId: session.id, budgetTokens: budget });
       await model.checkBuiltContext(context, session.line, session.line.length - 1, session, {
         budget,
         systemPrompt: false,

@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { type AgentsLedger, type AppendTurnInput, renderSummaryBlock } from '../src/index.ts';
 import {
   apiShapeProblems,
+  contextOrNeeded,
   countRows,
   fullHistory,
   normalIds,
@@ -151,21 +152,35 @@ export function runStrategyContract(strategyName: StrategyName): void {
       expect(whole.includedTurnIds[0]).toBe(compaction.firstKeptTurnId);
       expect(whole.droppedTurnIds).toEqual([]);
       expect(apiShapeProblems(whole.messages)).toEqual([]);
+      // The smallest valid context: the newest user turn (and the call it answers), refused below it.
+      const smallest = await contextOrNeeded(ledger, head, { budgetTokens: 0 });
+      if (!('needs' in smallest)) throw new Error('a budget of 0 holds no valid context');
+      const newestUser = (await ledger.buildContext(head, { budgetTokens: smallest.needs })).includedTurnIds;
       let trimmed = 0;
+      let refused = 0;
       for (let budget = 0; budget <= whole.tokens + 20; budget += 37) {
         for (const options of [{}, { query: 'postgres vacuum' }, { systemPrompt: 'Be brief.' }]) {
-          const context = await ledger.buildContext(head, { ...options, budgetTokens: budget });
+          const context = await contextOrNeeded(ledger, head, { ...options, budgetTokens: budget });
+          if ('needs' in context) {
+            expect(context.needs, `budget ${budget}`).toBe(smallest.needs);
+            expect(budget).toBeLessThan(smallest.needs);
+            refused += 1;
+            continue;
+          }
           expect(context.tokens, `budget ${budget}`).toBeLessThanOrEqual(budget);
           expect(context.tokens).toBe(recomputeTokens(ledger, context));
+          expect(context.messages[0]?.role).toBe('user');
           expect(apiShapeProblems(context.messages), `budget ${budget}`).toEqual([]);
-          // The newest turns stay, the oldest go.
-          expect(whole.includedTurnIds.slice(whole.includedTurnIds.length - context.includedTurnIds.length)).toEqual(
-            context.includedTurnIds,
-          );
+          // The newest turns stay, the oldest go; or, when nothing else fits, the newest user turn alone.
+          const newest = whole.includedTurnIds.slice(whole.includedTurnIds.length - context.includedTurnIds.length);
+          if (context.includedTurnIds.length > 0 && newest.join() !== context.includedTurnIds.join())
+            expect(context.includedTurnIds).toEqual(newestUser);
+          else expect(newest).toEqual(context.includedTurnIds);
           if (context.droppedTurnIds.length > 0) trimmed += 1;
         }
       }
       expect(trimmed).toBeGreaterThan(3);
+      expect(refused).toBeGreaterThan(0);
     });
 
     it('getSummarizedTurns covers the summarized turns, and the previous compaction once there is one', async () => {

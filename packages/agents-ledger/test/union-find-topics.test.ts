@@ -163,6 +163,9 @@ describe('topics of a union-find compaction', () => {
     const budget = headerTokens(ledger, compaction) + Math.floor(whole * 0.6);
     const context = await ledger.buildContext(compaction.id, { budgetTokens: budget, topicShare: 1 });
     expect(context.tokens).toBeLessThanOrEqual(budget);
+    // Topics may take the whole budget but the room of the newest user turn: a request needs one.
+    expect(context.messages).toHaveLength(1);
+    expect(context.messages[0]?.role).toBe('user');
     const trimmed = context.topics.filter((topic) => topic.linesLeftOut > 0);
     expect(trimmed.length).toBeGreaterThan(0);
     for (const injected of context.topics) {

@@ -7,7 +7,15 @@ import { CompactionWouldNotShrinkError, EmptySessionError, NothingToCompactError
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { AgentsLedger, AppendTurnInput } from '../src/index.ts';
-import { apiShapeProblems, engines, fullHistory, normalIds, openEngineLedger, recomputeTokens } from './builders.ts';
+import {
+  apiShapeProblems,
+  contextOrNeeded,
+  engines,
+  fullHistory,
+  normalIds,
+  openEngineLedger,
+  recomputeTokens,
+} from './builders.ts';
 import { metadataOf, TOPIC_NAMES, TOPIC_VOCABULARY, type TopicName, topicText, topicToolExchange } from './topic-builders.ts';
 
 type Step =
@@ -60,8 +68,12 @@ const scenarioArb = fc.record({
   keepPercent: fc.integer({ min: 10, max: 35 }),
   maxClusters: fc.integer({ min: 2, max: 10 }),
   steps: fc.array(stepArb, { minLength: 20, maxLength: 60 }),
-  /** After which step, if any, a flat compaction is made: the next union-find one seeds a forest with it. */
-  flatAfter: fc.option(fc.nat({ max: 40 }), { freq: 2, nil: undefined }),
+  /**
+   * How far through the steps (percent), if at all, a flat compaction is made: the next union-find
+   * one seeds a forest with it. A share of the steps rather than an index so it always falls inside
+   * the run with room after it for the union-find compaction that seeds.
+   */
+  flatAtPercent: fc.option(fc.integer({ min: 20, max: 60 }), { freq: 5, nil: undefined }),
   checks: fc.array(checkArb, { minLength: 1, maxLength: 4 }),
 });
 
@@ -162,7 +174,7 @@ describe.each(engines())('union-find compaction over random topic conversations 
     let trimmedContexts = 0;
     let dropChecks = 0;
     await fc.assert(
-      fc.asyncProperty(scenarioArb, async ({ contextWindow, keepPercent, maxClusters, steps, flatAfter, checks }) => {
+      fc.asyncProperty(scenarioArb, async ({ contextWindow, keepPercent, maxClusters, steps, flatAtPercent, checks }) => {
         const temp = await openEngineLedger(engine, { forest: { maxClusters } }, 'union_find');
         try {
           const { ledger } = temp;
@@ -172,7 +184,12 @@ describe.each(engines())('union-find compaction over random topic conversations 
             keepRecentTokens: Math.floor((contextWindow * keepPercent) / 100),
           };
           const session = await ledger.createSession({ settings, strategy: 'union-find' });
-          const { line, compactions, dropped } = await run(ledger, session.id, steps, flatAfter);
+          const { line, compactions, dropped } = await run(
+            ledger,
+            session.id,
+            steps,
+            flatAtPercent === undefined ? undefined : Math.floor((steps.length * flatAtPercent) / 100),
+          );
           const head = line.at(-1) as string;
 
           // The history: every turn once, in order, each the child of the one before.
@@ -247,16 +264,24 @@ describe.each(engines())('union-find compaction over random topic conversations 
 
           // Contexts: within budget, `tokens` what they cost, tool pairs whole, topics injected once.
           for (const check of checks) {
-            const context = await ledger.buildContext(head, {
+            const context = await contextOrNeeded(ledger, head, {
               budgetTokens: check.budget,
               query: check.query,
               topicShare: check.topicShare,
               systemPrompt: check.systemPrompt ? 'You are the on-call assistant.' : undefined,
             });
+            // Below the newest user turn alone: refused, naming a budget above this one.
+            if ('needs' in context) {
+              expect(context.needs).toBeGreaterThan(check.budget);
+              continue;
+            }
             expect(context.tokens).toBeLessThanOrEqual(check.budget);
             expect(context.tokens).toBe(recomputeTokens(ledger, context));
+            expect(context.messages[0]?.role).toBe('user');
             expect(apiShapeProblems(context.messages)).toEqual([]);
             const injected = context.topics.map((topic) => topic.id);
+            // Topics never take the room the newest user turn needs, so none is cut after it is chosen.
+            for (const id of injected) expect(context.system).toContain(`[topic ${id} `);
             expect(new Set(injected).size).toBe(injected.length);
             for (const id of context.omittedTopicIds) expect(injected).not.toContain(id);
             const live = topics.filter((topic) => !topic.dropped).map((topic) => topic.id);

@@ -23,6 +23,7 @@ import {
 } from '@agent-ledger/core';
 import type { ChatModel, ModelReply, ModelRequest } from './chat-model.ts';
 import { CompactionScheduler } from './compaction-scheduler.ts';
+import { doesNotFit, stillTooLong } from './runtime-errors.ts';
 import type { ChatRuntime, ChatRuntimeOptions, RunTurnOptions, RuntimeNotice, TurnResult } from './runtime-types.ts';
 import { createToolbox } from './tools.ts';
 
@@ -146,13 +147,24 @@ export function createChatRuntime(options: ChatRuntimeOptions): ChatRuntime {
     for (;;) {
       const current = await ledger.getSession(sessionId);
       const head = current.headTurnId as string;
-      context = await ledger.buildContext(head, {
-        budgetTokens,
-        query: turnOptions.query ?? incoming,
-        retrieval,
-        ...(options.systemPrompt ? { systemPrompt: options.systemPrompt } : {}),
-      });
-      if (context.messages.length === 0) throw doesNotFit(budgetTokens, head, current);
+      try {
+        context = await ledger.buildContext(head, {
+          budgetTokens,
+          query: turnOptions.query ?? incoming,
+          retrieval,
+          ...(options.systemPrompt ? { systemPrompt: options.systemPrompt } : {}),
+        });
+      } catch (error) {
+        // The budget holds not even the newest message alone: said in the runtime's terms (window,
+        // reserve, tools), not the library's budgetTokens.
+        if (
+          LedgerError.isInstance(error) &&
+          error.code === 'INVALID_INPUT' &&
+          (error as InvalidInputError).field === 'budgetTokens'
+        )
+          throw doesNotFit({ budgetTokens, head, session: current, toolTokens, cause: error as InvalidInputError });
+        throw error;
+      }
       // Past the last tool round the tools stay defined (the API refuses tool blocks without them),
       // but the model may not call one: it has to answer.
       const toolChoice: 'auto' | 'none' = toolRounds < maxToolRounds ? 'auto' : 'none';
@@ -175,7 +187,7 @@ export function createChatRuntime(options: ChatRuntimeOptions): ChatRuntime {
         reply = await model.respond(request);
       } catch (error) {
         if (!(error instanceof ContextOverflowError)) throw error;
-        if (recoveredOnce) throw stillTooLong(model.name, error, head, current);
+        if (recoveredOnce) throw stillTooLong({ modelName: model.name, error, head, session: current });
         recoveredOnce = true;
         // The provider's count is the truth: learn the session's real window from it, so this retry
         // and every later turn fit, and a restart remembers it.
@@ -290,37 +302,6 @@ export function createChatRuntime(options: ChatRuntimeOptions): ChatRuntime {
         cause: error,
       });
     }
-  }
-
-  /** The newest message alone is over the budget: nothing to send, and what to change. */
-  function doesNotFit(budgetTokens: number, head: string, session: Session): ContextOverflowError {
-    const { contextWindow, reserveTokens } = session.settings;
-    const advice = session.calibration
-      ? `The model itself reported this window (${session.calibration.promptTokens} tokens counted where this ledger estimated ` +
-        `${session.calibration.estimatedTokens}): use a model with a larger window, fewer tools, or a shorter message.`
-      : "Raise the session's contextWindow or send a shorter message.";
-    return new ContextOverflowError(
-      `The newest message does not fit the ${budgetTokens} tokens left for the context (window ${contextWindow}, ` +
-        `reserve ${reserveTokens}, tool definitions ${toolTokens}, then the summary); ` +
-        `it was not sent. The ledger holds it (turn ${head}). ${advice}`,
-    );
-  }
-
-  /** The one error left after a recovery did not help, saying what to change. */
-  function stillTooLong(modelName: string, error: ContextOverflowError, head: string, session: Session): ContextOverflowError {
-    const learned = session.calibration
-      ? ` The session already learned a window of ${session.settings.contextWindow} tokens by this ledger's count ` +
-        `(the model counts ${session.calibration.tokensPerEstimatedToken.toFixed(2)} for each one estimated).`
-      : '';
-    return new ContextOverflowError(
-      `The prompt is still too long for ${modelName} after compacting once (${error.message}).${learned} ` +
-        `Nothing was lost: the ledger holds every turn (the head is ${head}). ` +
-        `Fork it with a smaller window and go on there: \`nexus fork ${head} --context-window N\`, then ` +
-        '`nexus chat --session <fork>` (library: forkFrom(turnId, { settings: { contextWindow } }) and respond()); or drop topics.',
-      error.promptTokens,
-      error.limitTokens,
-      { cause: error },
-    );
   }
 
   async function recoverFromOverflow(

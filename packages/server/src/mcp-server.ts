@@ -130,6 +130,9 @@ function inToolTerms(error: LedgerError): string {
       return `No turn with id "${fields.turnId}". list_sessions gives each session's head turn; search_history finds turns by their words.`;
     case 'SESSION_NOT_FOUND':
       return `No session with id "${fields.sessionId}". list_sessions lists the sessions in this ledger.`;
+    case 'INVALID_INPUT':
+      // The tools' option is `budget`; the library's is budgetTokens.
+      return error.message.replaceAll('budgetTokens', 'budget');
     case 'CLUSTER_NOT_FOUND':
       return error.message.replace('topics(sessionId) lists topic ids', 'expand takes a turn id or a topic id from get_context');
     default:

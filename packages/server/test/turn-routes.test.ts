@@ -31,6 +31,24 @@ describe('turns', () => {
     expect(await api.call(`/v1/turns/${head}/context?budget=1e3`)).toMatchObject({ status: 400 });
   });
 
+  it('refuses a budget too small for any valid context with a 400 naming the budget it needs', async () => {
+    const head = (await api.fixture.ledger.getSession(api.seeded.flatSessionId)).headTurnId as string;
+    for (const retrieval of ['', '&query=plan&retrieval=true']) {
+      const refused = await api.call(`/v1/turns/${head}/context?budget=1${retrieval}`);
+      expect(refused).toMatchObject({ status: 400, body: { error: { code: 'INVALID_INPUT' } } });
+      const message = refused.body.error.message as string;
+      const needs = Number(/needs (\d+) tokens/.exec(message)?.[1]);
+      expect(message).toContain('budgetTokens 1 is too small for any valid context');
+      expect(message).toContain(`Give budgetTokens of at least ${needs}.`);
+      // That budget is enough: the newest user turn alone, never an empty list of messages.
+      const enough = await api.call(`/v1/turns/${head}/context?budget=${needs}${retrieval}`);
+      expect(enough.status).toBe(200);
+      expect(enough.body.messages.length).toBeGreaterThan(0);
+      expect(enough.body.messages[0].role).toBe('user');
+      expect(enough.body.tokens).toBeLessThanOrEqual(needs);
+    }
+  });
+
   it('streams the whole history as NDJSON, root first, compactions included', async () => {
     const head = (await api.fixture.ledger.getSession(api.seeded.flatSessionId)).headTurnId as string;
     const response = await api.call(`/v1/turns/${head}/history`);

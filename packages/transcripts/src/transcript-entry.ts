@@ -49,6 +49,8 @@ export interface TurnEntry extends EntryBase {
   timestamp?: number;
   model?: string;
   metadata?: Record<string, unknown>;
+  /** The label of the fork this entry starts, when the source names one (a `nexus export`'s branch). */
+  forkLabel?: string;
 }
 
 export interface CompactionEntry extends EntryBase {
@@ -61,6 +63,8 @@ export interface CompactionEntry extends EntryBase {
   trigger: CompactionTrigger;
   timestamp?: number;
   metadata?: Record<string, unknown>;
+  /** The label of the fork this entry starts, when the source names one (a `nexus export`'s branch). */
+  forkLabel?: string;
 }
 
 /** Lines that add no turn but may be named as a parent (metadata, thinking-only lines). */

@@ -152,7 +152,7 @@ async function writeEntry(state: SourceState, entry: LineEntry, cursor: Cursor, 
   const parentTurnId = await resolveParent(state, entry.parentLineId, cursor.previousTurnId, options.store);
   if (entry.kind === 'turn') {
     try {
-      const sessionId = await sessionAfter(state, parentTurnId, options);
+      const sessionId = await sessionAfter(state, parentTurnId, options, entry.forkLabel);
       cursor.batch = {
         sessionId,
         items: [{ input: inputOf(state, entry, options), lineIds: [...entry.lineIds], line: entry.line }],
@@ -261,8 +261,16 @@ async function resolveParent(
   return (await lineTurnOf(state, store, parentLineId)) ?? previousTurnId;
 }
 
-/** The session an entry following `parentTurnId` goes to: the one whose head it is, or a new fork. */
-async function sessionAfter(state: SourceState, parentTurnId: string | null, options: WriteOptions): Promise<string> {
+/**
+ * The session an entry following `parentTurnId` goes to: the one whose head it is, or a new fork
+ * (labelled `forkLabel` when the source names one, else after the source's session).
+ */
+async function sessionAfter(
+  state: SourceState,
+  parentTurnId: string | null,
+  options: WriteOptions,
+  forkLabel?: string,
+): Promise<string> {
   if (state.mainSessionId === '') return openPendingFork(state, parentTurnId, options);
   if (parentTurnId === null) {
     // A second root in one file (resumed or truncated): it continues the main line.
@@ -271,7 +279,10 @@ async function sessionAfter(state: SourceState, parentTurnId: string | null, opt
   }
   const owner = state.heads.get(parentTurnId);
   if (owner) return owner;
-  const fork = await options.ledger.forkFrom(parentTurnId, { label: `${state.label} · branch`, settings: options.settings });
+  const fork = await options.ledger.forkFrom(parentTurnId, {
+    label: forkLabel ?? `${state.label} · branch`,
+    settings: options.settings,
+  });
   options.counts.forks += 1;
   state.heads.set(parentTurnId, fork.session.id);
   state.sessionHeads.set(fork.session.id, parentTurnId);
@@ -291,7 +302,7 @@ async function writeCompaction(
   options: WriteOptions,
 ): Promise<string> {
   const { ledger, store } = options;
-  const sessionId = await sessionAfter(state, parentTurnId, options);
+  const sessionId = await sessionAfter(state, parentTurnId, options, entry.forkLabel);
   const head = state.sessionHeads.get(sessionId) ?? null;
   if (head === null) throw new Error('unreachable: a compaction follows a turn');
   const lookup = async (lineId: string | undefined) =>

@@ -12,7 +12,12 @@ export const context: Command = {
   summary: 'Show the context that would be sent to the model at a turn (a session id: at its head).',
   arguments: [TURN_OR_SESSION],
   options: {
-    budget: { type: 'string', description: 'token budget; older turns are left out to fit', valueName: 'N' },
+    budget: {
+      type: 'string',
+      description:
+        'token budget; older turns are left out to fit (at least the newest user turn is kept: a smaller budget is refused)',
+      valueName: 'N',
+    },
     system: { type: 'string', description: 'your system prompt, placed before the summary', valueName: 'TEXT' },
     session: { type: 'string', description: 'view as this session (for a fork made with --full)', valueName: 'ID' },
     full: { type: 'boolean', description: 'ignore compactions: rebuild from raw turns' },

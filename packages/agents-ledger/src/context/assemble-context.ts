@@ -2,9 +2,17 @@
 // the raw turns, as Anthropic Messages API input, within a token budget. The ledger decides which
 // turns are candidates; this module decides what fits and makes it valid to send.
 
-import { countContentTokens, countMessagesTokens, type Message, type NormalTurn, type TokenCounter } from '@agent-ledger/core';
+import {
+  countContentTokens,
+  countMessagesTokens,
+  InvalidInputError,
+  type Message,
+  type NormalTurn,
+  type TokenCounter,
+  toolResultIds,
+} from '@agent-ledger/core';
 import { pairToolCalls } from './pair-tool-calls.ts';
-import { groupIntoUnits } from './turn-units.ts';
+import { groupIntoUnits, type TurnUnit } from './turn-units.ts';
 
 export interface AssembleContextInput {
   systemPrompt?: string;
@@ -24,7 +32,11 @@ export interface AssembledContext {
   tokens: number;
   /** The raw turns the messages came from, oldest first. */
   includedTurnIds: string[];
-  /** Candidate turns left out to stay within the budget (always the oldest ones). */
+  /**
+   * Candidate turns left out to stay within the budget: the oldest ones, except when the budget
+   * holds nothing but the smallest valid context (the newest user turn alone, see smallestContext):
+   * then the assistant turns after it are left out too.
+   */
   droppedTurnIds: string[];
   /** True when the summary itself had to be cut to fit the budget. */
   summaryTruncated: boolean;
@@ -55,24 +67,90 @@ export function assembleContext(input: AssembleContextInput): AssembledContext {
     estimate += unit.tokens;
     firstKept -= 1;
   }
-  for (;;) {
+  for (; firstKept < units.length; firstKept += 1) {
     const kept = units.slice(firstKept).flatMap((unit) => unit.turns);
     const messages = toMessages(kept, input.summaryBlock !== null);
     const tokens = tokenCounter.countText(system) + countMessagesTokens(tokenCounter, messages);
-    // With no unit kept, `tokens` is the system's alone, which fitSystem already made fit.
-    if (tokens <= budget || firstKept >= units.length) {
-      const keptIds = new Set(kept.map((turn) => turn.id));
-      return {
-        system,
-        messages,
-        tokens,
-        includedTurnIds: kept.map((turn) => turn.id),
-        droppedTurnIds: input.turns.filter((turn) => !keptIds.has(turn.id)).map((turn) => turn.id),
-        summaryTruncated,
-      };
-    }
-    firstKept += 1;
+    if (tokens <= budget) return assembled(input, { system, messages, tokens, kept, summaryTruncated });
   }
+  return smallestContext(input, units, budget);
+}
+
+/**
+ * The context when no unit fits beside the system text, or there are none: the smallest request
+ * the Messages API accepts, which needs one user message. That is the newest user turn alone (with
+ * the assistant turn whose calls it answers when it carries tool results: a result may not stand
+ * without its call), or, when the raw turns hold no user turn (a compaction that kept none), the
+ * continuation marker; the system prompt and summary get the room it leaves.
+ *
+ * When even that is over the budget, this throws rather than return an empty `messages` (which
+ * the API refuses, so the failure would come later and further from its cause) or a context over
+ * the budget (which the caller set as a hard limit, a model's window, say): the error names the
+ * budget that would do, so the caller can raise it or send a shorter message. Falling back to the
+ * newest user turn first, instead of throwing at once, keeps a budget that can hold the question
+ * useful: the model answers it without the history rather than not at all.
+ */
+function smallestContext(input: AssembleContextInput, units: readonly TurnUnit[], budget: number): AssembledContext {
+  const { tokenCounter } = input;
+  const { kept, messages, tokens: needed } = smallestMessages(units, input.summaryBlock !== null, tokenCounter);
+  if (needed > budget) throw new InvalidInputError(tooSmallMessage(budget, needed, kept), 'budgetTokens');
+  const { system, truncated } = fitSystem(input.systemPrompt, input.summaryBlock, budget - needed, tokenCounter);
+  const tokens = tokenCounter.countText(system) + countMessagesTokens(tokenCounter, messages);
+  return assembled(input, { system, messages, tokens, kept, summaryTruncated: truncated });
+}
+
+/**
+ * The messages of the smallest valid context for these units (turns, oldest first), the turns they
+ * hold and their tokens with an empty system: what a budget must hold at least.
+ */
+export function smallestMessages(
+  units: readonly TurnUnit[],
+  hasSummary: boolean,
+  tokenCounter: TokenCounter,
+): { kept: NormalTurn[]; messages: Message[]; tokens: number } {
+  const kept = newestUserTurn(units);
+  const messages = kept.length > 0 ? toMessages(kept, hasSummary) : [continuation(hasSummary)];
+  return { kept, messages, tokens: tokenCounter.countText('') + countMessagesTokens(tokenCounter, messages) };
+}
+
+/** The newest user turn, after the assistant turn whose tool calls it answers, if any; [] for none. */
+function newestUserTurn(units: readonly TurnUnit[]): NormalTurn[] {
+  for (let index = units.length - 1; index >= 0; index -= 1) {
+    const turns = units[index]?.turns ?? [];
+    const last = turns.findLastIndex((turn) => turn.role === 'user');
+    if (last >= 0) return turns.slice(0, last + 1);
+  }
+  return [];
+}
+
+function tooSmallMessage(budget: number, needed: number, kept: readonly NormalTurn[]): string {
+  const newest = kept.at(-1);
+  const smallest =
+    newest === undefined
+      ? 'a user message saying the conversation continues (no user turn is among the raw turns)'
+      : toolResultIds(newest.content).length > 0
+        ? `the newest user turn ${newest.id} with the tool calls it answers (${kept[0]?.id})`
+        : `the newest user turn ${newest.id} alone`;
+  return (
+    `budgetTokens ${budget} is too small for any valid context: the smallest one, ${smallest}, needs ${needed} tokens ` +
+    `(a request needs at least one user message; the system prompt and summary give way first). ` +
+    `Give budgetTokens of at least ${needed}.`
+  );
+}
+
+function assembled(
+  input: AssembleContextInput,
+  parts: { system: string; messages: Message[]; tokens: number; kept: readonly NormalTurn[]; summaryTruncated: boolean },
+): AssembledContext {
+  const keptIds = new Set(parts.kept.map((turn) => turn.id));
+  return {
+    system: parts.system,
+    messages: parts.messages,
+    tokens: parts.tokens,
+    includedTurnIds: parts.kept.map((turn) => turn.id),
+    droppedTurnIds: input.turns.filter((turn) => !keptIds.has(turn.id)).map((turn) => turn.id),
+    summaryTruncated: parts.summaryTruncated,
+  };
 }
 
 /**
@@ -88,11 +166,14 @@ export function toMessages(turns: readonly NormalTurn[], hasSummary: boolean): M
     if (last && last.role === turn.role) last.content = [...last.content, ...turn.content];
     else messages.push({ role: turn.role, content: [...turn.content] });
   }
-  if (messages[0]?.role === 'assistant') {
-    const text = hasSummary ? CONTINUATION_MARKER : '[The conversation continues.]';
-    messages.unshift({ role: 'user', content: [{ type: 'text', text }] });
-  }
+  if (messages[0]?.role === 'assistant') messages.unshift(continuation(hasSummary));
   return pairToolCalls(messages);
+}
+
+/** The user message a context opens with when no user turn of its own comes first. */
+function continuation(hasSummary: boolean): Message {
+  const text = hasSummary ? CONTINUATION_MARKER : '[The conversation continues.]';
+  return { role: 'user', content: [{ type: 'text', text }] };
 }
 
 function joinSystem(systemPrompt: string | undefined, summaryBlock: string | null): string {

@@ -43,9 +43,12 @@ export async function buildHybridContext(
   const budget = options.budgetTokens;
   const { tokenCounter } = ledger;
   // The newest exchange (the message being answered, and any tool calls and results since) is kept
-  // before anything is retrieved: a context without it cannot be answered.
+  // before anything is retrieved: a context without it cannot be answered. After a complete answer
+  // nothing is being asked, but a request still needs a user message: the newest user turn's room
+  // is kept (the smallest valid context, assemble-context.ts), and retrieval may take the rest.
   const newest = await newestExchange(ledger, turnId);
-  const reserved = newest.tokens === 0 ? 0 : newest.tokens + joinSlack(tokenCounter);
+  const kept = newest.tokens > 0 ? newest.tokens : await newestUserTurnTokens(ledger, turnId);
+  const reserved = kept === 0 ? 0 : kept + joinSlack(tokenCounter);
   const cap = policy.maxTokens ?? Number.POSITIVE_INFINITY;
   const retrievalBudget =
     budget === undefined
@@ -74,7 +77,14 @@ export async function buildHybridContext(
   const base = await buildContext(ledger, turnId, {
     ...baseOptions,
     budgetTokens: budget === undefined ? undefined : Math.max(0, budget - retrieval.tokens - 2),
+  }).catch((error: unknown) => {
+    if (isBudgetTooSmall(error)) return null;
+    throw error;
   });
+  // What retrieval took left too little for even the newest user turn (nothing was reserved after
+  // a complete answer, or the exact count came out above the estimate): retrieval gives way, and
+  // the usual context has the whole budget (or names the budget it needs).
+  if (base === null) return buildContext(ledger, turnId, baseOptions);
   // A retrieved turn the recent turns already show is said twice: retrieve again without those,
   // within the room the first retrieval took (so the base still fits).
   const shown = new Set(base.includedTurnIds);
@@ -93,6 +103,11 @@ export async function buildHybridContext(
     return base;
   }
   return { ...base, system, tokens, retrievedTurnIds };
+}
+
+/** buildContext's refusal of a budget too small for the smallest valid context (assemble-context.ts). */
+function isBudgetTooSmall(error: unknown): boolean {
+  return error instanceof InvalidInputError && error.field === 'budgetTokens';
 }
 
 /**
@@ -128,6 +143,28 @@ async function newestExchange(ledger: LedgerContext, turnId: string): Promise<{ 
     row = await next();
   }
   return { turnIds, tokens };
+}
+
+/**
+ * The tokens of the newest user turn back from `turnId`, compactions and assistant answers skipped,
+ * with the assistant turn whose calls it answers when it carries tool results: what the smallest
+ * valid context holds (assemble-context.ts, smallestContext). 0 when none is near.
+ */
+async function newestUserTurnTokens(ledger: LedgerContext, turnId: string): Promise<number> {
+  let tokens = 0;
+  let row: StoredTurn | null = await requireTurnRow(ledger.store, turnId);
+  for (let read = 0; row && read < NEWEST_EXCHANGE_MAX_TURNS; read += 1) {
+    const turn = turnFromRow(row);
+    if (turn.turnType === 'normal') {
+      const answers = turn.content.some((block) => block.type === 'tool_result');
+      // Results are read first (walking back); the assistant turn before them holds their calls.
+      if (turn.role === 'assistant' && tokens > 0) return tokens + turn.tokenCount;
+      if (turn.role === 'user') tokens += turn.tokenCount;
+      if (turn.role === 'user' && !answers) return tokens;
+    }
+    row = row.parentTurnId ? await requireTurnRow(ledger.store, row.parentTurnId) : null;
+  }
+  return tokens;
 }
 
 /** A tool loop longer than this is not one exchange; the rest competes like any older turn. */

@@ -88,6 +88,7 @@ async function* readPi(lines: AsyncIterable<SourceLine>, origin: { path: string 
       parentLineId: typeof value.parentId === 'string' ? value.parentId : null,
       line: line.number,
       ...(timeOf(value.timestamp) === undefined ? {} : { timestamp: timeOf(value.timestamp) as number }),
+      ...nexusBlockOf(value),
     };
     const message = (value.message ?? {}) as Json;
     if (value.type === 'message' && message.role === 'toolResult') {
@@ -147,10 +148,18 @@ function exportedLabel(header: Json): string | undefined {
   return typeof label === 'string' && label.trim() !== '' ? label : undefined;
 }
 
-type Base = { lineIds: string[]; parentLineId: string | null; line: number; timestamp?: number };
+/** The label `nexus export` names on the first entry of a fork's branch (export-pi.ts). */
+function nexusBlockOf(entry: Json): { forkLabel?: string } {
+  const nexus = entry.nexus;
+  const label = typeof nexus === 'object' && nexus !== null ? (nexus as Json).label : undefined;
+  return typeof label === 'string' && label.trim() !== '' ? { forkLabel: label } : {};
+}
+
+type Base = { lineIds: string[]; parentLineId: string | null; line: number; timestamp?: number; forkLabel?: string };
 
 function entryOf(value: Json, message: Json, base: Base): TranscriptEntry {
-  const skip: TranscriptEntry = { kind: 'skip', ...base };
+  const { forkLabel: _, ...lineBase } = base;
+  const skip: TranscriptEntry = { kind: 'skip', ...lineBase };
   const turn = (role: 'user' | 'assistant', content: ContentBlock[], extra: Partial<TurnEntry> = {}): TranscriptEntry =>
     content.length > 0 ? { kind: 'turn', role, content, ...base, ...extra } : skip;
   switch (value.type) {
