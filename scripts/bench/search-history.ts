@@ -60,6 +60,9 @@ export async function buildSearchHistory(options: BuildSearchHistoryOptions): Pr
   const events = createEventsLedger({ store: ledger.store });
   try {
     const plan = planQueries(size, options.seed);
+    // The store opens on first use (its engine is loaded then): make it, migrations and all, before
+    // measuring the empty file.
+    await ledger.listSessions({ limit: 1, offset: 0 });
     const empty = await options.bytesOf(options.path);
     const session = await ledger.createSession({ label: `search-bench-${size}`, settings: SEARCH_SESSION_SETTINGS });
     const conversation = createConversationGenerator(options.seed);
