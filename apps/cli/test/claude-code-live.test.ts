@@ -127,6 +127,11 @@ describe('Claude Code feeding the ledger through its hooks', () => {
     write([session.userLine(`${question}\n\n${recall.additionalContext}`)]);
     write([session.assistantLine('It is redis-quokka-7.staging.internal, port 6390.')]);
     expect((await fire('Stop', { ...base, stop_hook_active: false })).status).toBe(0);
+    // Asked again after that exchange (now a later, better-scoring match for the question's words):
+    // what the compaction dropped still comes back.
+    const again = await fire('UserPromptSubmit', { ...base, prompt: question });
+    expect(JSON.parse(again.stdout).hookSpecificOutput.additionalContext).toContain('port 6390; production uses');
+
     const live = await holdings(path.join(home, '.nexus', 'ledger.db'));
     expect(live.join('\n')).not.toContain('nexus-recall');
     expect(live.some((line) => line.includes(JSON.stringify([{ type: 'text', text: question }])))).toBe(true);
@@ -136,6 +141,61 @@ describe('Claude Code feeding the ledger through its hooks', () => {
     const imported = spawnSync(process.execPath, [BUILT_CLI, 'import', transcript, '--db', batch], { encoding: 'utf8' });
     expect(imported.status, imported.stderr).toBe(0);
     expect(live).toEqual(await holdings(batch));
+  });
+
+  it('imports a subagent as a fork at the Task call that started it, as a batch import does', async () => {
+    install();
+    const session = claudeSession({ id: '5ab5ab00-0000-4000-8000-0000000000bb', cwd: '/w/shop' });
+    const project = path.join(temp.folder, 'projects', '-w-shop');
+    const transcript = path.join(project, `${session.id}.jsonl`);
+    const agentFile = path.join(project, session.id, 'subagents', 'agent-f00dcafe.jsonl');
+    mkdirSync(path.dirname(agentFile), { recursive: true });
+    writeFileSync(transcript, '');
+    const base = { session_id: session.id, transcript_path: transcript };
+    const append = (file: string, lines: TranscriptLine[]) =>
+      appendFileSync(file, lines.map((line) => `${JSON.stringify(line)}\n`).join(''));
+
+    for (const exchange of session.exchanges(2)) {
+      append(transcript, exchange.lines);
+      expect((await fire('Stop', { ...base, stop_hook_active: false })).status).toBe(0);
+    }
+    // The parent asks, calls Task; the subagent works in its own file and stops; then the call's
+    // result and the parent's reply, and the parent's Stop.
+    append(transcript, [session.userLine('Find every test that seeds from random.')]);
+    const round = session.subagentRound(
+      'f00dcafe',
+      'Search the tests for random seeds.',
+      'test_refund and test_invoice seed from random.random().',
+    );
+    append(transcript, round.call);
+    append(agentFile, round.agent);
+    const stopped = await fire('SubagentStop', {
+      ...base,
+      agent_id: 'f00dcafe',
+      agent_transcript_path: agentFile,
+      stop_hook_active: false,
+    });
+    expect(stopped.status).toBe(0);
+    append(transcript, round.result);
+    expect((await fire('Stop', { ...base, stop_hook_active: false })).status).toBe(0);
+
+    const database = path.join(home, '.nexus', 'ledger.db');
+    const ledger = openAgentsLedger(database, { mustExist: true });
+    try {
+      const sessions = await ledger.listSessions({ limit: 10, offset: 0 });
+      const fork = sessions.find((each) => each.label?.includes('subagent f00dcafe'));
+      expect(fork?.forkedFromTurnId, 'the subagent is a fork').toBeTruthy();
+      const forkPoint = await ledger.getTurn(fork?.forkedFromTurnId as string);
+      expect(forkPoint.turnType === 'normal' && JSON.stringify(forkPoint.content)).toContain('"name":"Task"');
+    } finally {
+      await ledger.close();
+    }
+    const batch = path.join(temp.folder, 'batch.db');
+    const imported = spawnSync(process.execPath, [BUILT_CLI, 'import', path.join(temp.folder, 'projects'), '--db', batch], {
+      encoding: 'utf8',
+    });
+    expect(imported.status, imported.stderr).toBe(0);
+    expect(await holdings(database)).toEqual(await holdings(batch));
   });
 
   it('never blocks a prompt: a broken ledger, a server that is down, garbage on stdin all exit 0 with one line', async () => {

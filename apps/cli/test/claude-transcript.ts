@@ -31,6 +31,16 @@ export interface ClaudeSession {
   compaction(summary: string): TranscriptLine[];
   userLine(text: string): TranscriptLine;
   assistantLine(text: string): TranscriptLine;
+  /**
+   * A Task round with a subagent: the parent's call, the subagent's own transcript (its file under
+   * `<session>/subagents/agent-<id>.jsonl`, written while the call is open), then the call's result
+   * and the parent's reply.
+   */
+  subagentRound(
+    agentId: string,
+    task: string,
+    finding: string,
+  ): { call: TranscriptLine[]; agent: TranscriptLine[]; result: TranscriptLine[] };
 }
 
 export function claudeSession(options: { id: string; cwd: string }): ClaudeSession {
@@ -96,5 +106,38 @@ export function claudeSession(options: { id: string; cwd: string }): ClaudeSessi
     },
     userLine: (text) => userLine(text),
     assistantLine: (text) => assistantLine([{ type: 'text', text }]),
+    subagentRound(agentId, task, finding) {
+      const callId = `toolu_task_${agentId}`;
+      const call = [assistantLine([{ type: 'tool_use', id: callId, name: 'Task', input: { description: task, prompt: task } }])];
+      // The subagent's lines: a chain of their own, in its own file, timed while the call is open.
+      let agentParent: string | null = null;
+      const agentLine = (type: 'user' | 'assistant', content: unknown): TranscriptLine => {
+        time += 1_000;
+        counter += 1;
+        const uuid = `${agentId}-l${counter}`;
+        const message =
+          type === 'user'
+            ? { role: 'user', content }
+            : { id: `msg_${agentId}_${counter}`, role: 'assistant', model: 'claude-haiku-4-5', content };
+        const line = {
+          parentUuid: agentParent,
+          ...base,
+          isSidechain: true,
+          agentId,
+          type,
+          message,
+          uuid,
+          timestamp: new Date(time).toISOString(),
+        };
+        agentParent = uuid;
+        return line;
+      };
+      const agent = [agentLine('user', task), agentLine('assistant', [{ type: 'text', text: finding }])];
+      const result = [
+        userLine([{ type: 'tool_result', tool_use_id: callId, content: finding }]),
+        assistantLine([{ type: 'text', text: `The subagent found: ${finding}` }]),
+      ];
+      return { call, agent, result };
+    },
   };
 }

@@ -8,7 +8,7 @@
 // PostgreSQL server down, garbage on stdin, a slow disk), it exits 0 with one line on stderr and one
 // in the hooks log, prints nothing partial, and answers within its time budget.
 
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { openAgentsLedger } from '@agent-ledger/agents-ledger';
 import { displayLocation } from '@agent-ledger/store';
@@ -104,7 +104,8 @@ function hookOptions(argv: string[], env: Record<string, string | undefined>): H
   if (!HOOK_EVENTS.includes(event as HookEvent)) return `unknown event "${event}": ${HOOK_EVENTS.join(', ')}`;
   const flag = (name: string) => {
     const index = argv.indexOf(`--${name}`);
-    return index >= 0 ? argv[index + 1] : undefined;
+    if (index >= 0) return argv[index + 1];
+    return argv.find((each) => each.startsWith(`--${name}=`))?.slice(name.length + 3);
   };
   const maxChars = Number(flag('max-chars') ?? DEFAULT_RECALL_CHARS);
   const blocking = BLOCKING.has(event as HookEvent);
@@ -140,16 +141,31 @@ async function handle(options: HookOptions, io: MainIo): Promise<HookAnswer> {
   }
 }
 
-/** Imports the new lines of the transcript the event names (a subagent's own, on SubagentStop). */
+/**
+ * Imports the new lines of the session's transcript, then of its subagents' (Claude Code keeps them
+ * in `<session>/subagents/`). A subagent forks from the Task call that started it, and that call's
+ * round is held back until its result is written, after the subagent stops: so SubagentStop imports
+ * the parent alone and the subagent waits for the next Stop, as a batch import of the finished
+ * files would order them.
+ */
 async function catchUp(ledger: ReturnType<typeof openAgentsLedger>, options: HookOptions, input: HookInput): Promise<string> {
-  const transcript =
-    options.event === 'subagent-stop' ? (input.agentTranscriptPath ?? input.transcriptPath) : input.transcriptPath;
-  if (!transcript) return 'no transcript_path';
-  const file = path.resolve(input.cwd ?? '.', transcript);
-  if (!existsSync(file)) return `no transcript yet at ${file}`;
-  const result = await importTranscripts({ ledger, paths: [file], busyWaitMs: options.waitMs });
+  if (!input.transcriptPath) return 'no transcript_path';
+  const transcript = path.resolve(input.cwd ?? '.', input.transcriptPath);
+  if (!existsSync(transcript)) return `no transcript yet at ${transcript}`;
+  const files = options.event === 'subagent-stop' ? [transcript] : [transcript, ...subagentTranscripts(transcript)];
+  const result = await importTranscripts({ ledger, paths: files, busyWaitMs: options.waitMs });
   if (result.busy.length > 0) return 'another import of the transcript was running';
   return `imported ${result.turns} turns, ${result.compactions} compactions, ${result.forks} forks`;
+}
+
+/** The subagent transcripts Claude Code keeps beside a session's (none for Codex), in name order. */
+function subagentTranscripts(transcript: string): string[] {
+  const folder = path.join(transcript.replace(/\.jsonl$/, ''), 'subagents');
+  if (!existsSync(folder)) return [];
+  return readdirSync(folder)
+    .filter((name) => name.endsWith('.jsonl'))
+    .sort()
+    .map((name) => path.join(folder, name));
 }
 
 async function promptRecall(
