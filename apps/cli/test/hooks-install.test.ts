@@ -130,6 +130,27 @@ describe('nexus hooks install claude-code', () => {
     expect((await hooks('install', 'cursor')).code).toBe(2);
   });
 
+  it('keeps a PostgreSQL password out of files a team commits, and out of what it prints', async () => {
+    const url = 'postgres://nexus:s3cret-pw@db.internal:5432/ledger';
+    const refused = await hooks('install', 'claude-code', '--scope', 'project', '--db', url);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('PGPASSWORD');
+    expect(refused.stderr).not.toContain('s3cret-pw');
+    expect(existsSync(path.join(project, '.claude', 'settings.json'))).toBe(false);
+    expect(existsSync(path.join(project, '.mcp.json'))).toBe(false);
+    // Without the password, project scope is fine; in the user's own settings the password may stay,
+    // but neither install nor status prints it.
+    expect(
+      (await hooks('install', 'claude-code', '--scope', 'project', '--db', 'postgres://nexus@db.internal/ledger')).code,
+    ).toBe(0);
+    const user = await hooks('install', 'claude-code', '--db', url);
+    expect(user.code, user.stderr).toBe(0);
+    expect(read(path.join(home, '.claude', 'settings.json'))).toContain('s3cret-pw');
+    const status = await hooks('status');
+    expect(`${user.stdout}${status.stdout}`).not.toContain('s3cret-pw');
+    expect(status.stdout).toContain('postgres://nexus:***@db.internal:5432/ledger');
+  });
+
   it('leaves an MCP server named nexus that is not its own alone', async () => {
     writeFileSync(
       path.join(home, '.claude.json'),

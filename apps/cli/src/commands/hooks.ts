@@ -5,6 +5,7 @@
 import { existsSync, realpathSync } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
+import { displayLocation } from '@agent-ledger/store';
 import { stringOption, UsageError } from '../arguments.ts';
 import type { Command, CommandInput } from '../command.ts';
 import type { SetupOptions, SetupReport, StatusLine } from '../hooks/setup-types.ts';
@@ -68,7 +69,7 @@ function statusText(line: StatusLine): string {
   if (line.problem) return `${head} ${line.problem}`;
   if (line.events.length === 0) return `${head} not installed (${line.file})`;
   const db = /--db (\S+|'[^']*')$/.exec(line.command ?? '')?.[1];
-  return `${head} ${line.events.length} hooks (${line.events.join(', ')}) in ${line.file}${db ? `, ledger ${db}` : ''}${line.mcp ? '; MCP server registered' : ''}`;
+  return `${head} ${line.events.length} hooks (${line.events.join(', ')}) in ${line.file}${db ? `, ledger ${displayLocation(db)}` : ''}${line.mcp ? '; MCP server registered' : ''}`;
 }
 
 async function setup(input: CommandInput, action: 'install' | 'uninstall'): Promise<SetupReport> {
@@ -86,6 +87,7 @@ async function setup(input: CommandInput, action: 'install' | 'uninstall'): Prom
     nexus: stringOption(options.command) ?? nexusExecutable(env),
     mcp: options['no-mcp'] !== true,
   };
+  if (action === 'install') refuseCommittedPassword(setupOptions.db, scope);
   const modules =
     tool === 'claude-code'
       ? await import('../hooks/claude-code-setup.ts').then((module) => ({
@@ -97,9 +99,22 @@ async function setup(input: CommandInput, action: 'install' | 'uninstall'): Prom
           uninstall: module.uninstallCodex,
         }));
   const report = modules[action](setupOptions);
-  if (action === 'install') report.lines.unshift(`nexus hooks for ${tool} (${scope} scope), writing to ${setupOptions.db}:`);
+  if (action === 'install')
+    report.lines.unshift(`nexus hooks for ${tool} (${scope} scope), writing to ${displayLocation(setupOptions.db)}:`);
   for (const line of report.lines) io.print(line);
   return report;
+}
+
+/**
+ * Project scope writes the hooks into files a team commits (.claude/settings.json, .mcp.json,
+ * .codex/): a database password there would be published with them.
+ */
+function refuseCommittedPassword(db: string, scope: string): void {
+  if (scope !== 'project' || !/^[a-z][a-z0-9+.-]*:\/\/[^/@]*:[^/@]*@/i.test(db)) return;
+  throw new UsageError(
+    `--db ${displayLocation(db)} holds a password, and project scope writes it into files that are usually committed. ` +
+      'Give the URL without the password and set PGPASSWORD where the agent runs (or use ~/.pgpass), or install with --scope user or local.',
+  );
 }
 
 /** A SQLite path made absolute (a hook runs in whatever folder the agent is in); a URL as it is. */
