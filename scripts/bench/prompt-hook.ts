@@ -118,7 +118,7 @@ async function main(): Promise<void> {
       return run.milliseconds;
     };
     const measures: Array<{ name: string; size?: number; run: () => number }> = [
-      { name: "node -e '' (baseline)", run: () => timed(process.execPath, ['-e', '']).milliseconds },
+      { name: "node -e '' (bare node)", run: () => timed(process.execPath, ['-e', '']).milliseconds },
       { name: 'nexus --version (process start)', run: () => timed(process.execPath, [NEXUS, '--version']).milliseconds },
       ...sessions.map((session) => ({
         name: 'UserPromptSubmit hook, recall after compaction',

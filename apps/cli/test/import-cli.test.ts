@@ -105,6 +105,9 @@ describe('nexus import', () => {
     expect(early.code).toBe(0);
     expect(early.json()).toMatchObject({ problems: [], unfinished: 1 });
     const turnsEarly = (early.json() as ImportJson & { turns: number }).turns;
+    // Said in words too, and again while it stays unfinished (nothing else new).
+    const waiting = await runCli(['import', file, '--db', temp.dbPath]);
+    expect(waiting.stdout).toBe('nothing new in 1 file; 1 line held back until complete (still being written)\n');
 
     // The line is finished, and more follow: the next run imports them, and the source is "updated".
     writeFileSync(file, `${complete.join('\n')}\n`);

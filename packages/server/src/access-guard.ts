@@ -1,4 +1,4 @@
-// Who may call the API. With a token every /v1 request needs `Authorization: Bearer <token>`
+// Who may call the API. With a token every /v1 and /mcp request needs `Authorization: Bearer <token>`
 // (compared in constant time). Without one the server listens on loopback only, and two browser
 // attacks on a loopback service are closed: DNS rebinding (a Host that is not a loopback name) and
 // cross-site writes (a POST whose Origin is another site, or whose body is declared as anything but JSON).

@@ -20,7 +20,7 @@ import { DEFAULT_VIEWER_DIRECTORY, viewerFile } from './viewer-files.ts';
 export interface HttpAppOptions {
   ledger: AgentsLedger;
   events: EventsLedger;
-  /** With a token every /v1 request needs `Authorization: Bearer <token>`; without, loopback Host names only. */
+  /** With a token every /v1 and /mcp request needs `Authorization: Bearer <token>`; without, loopback Host names only. */
   token?: string;
   /** The viewer's static files (packages/server/viewer by default). */
   viewerDirectory?: string;

@@ -73,7 +73,10 @@ function reportImport(io: CommandIo, result: TranscriptImportResult): void {
   const added = result.turns + result.compactions + result.forks;
   const asBefore = [
     result.knownProblems > 0 ? `${count(result.knownProblems, 'malformed line')} skipped as reported before` : '',
-    result.unfinished > 0 ? `${count(result.unfinished, 'last line')} still being written, left for the next import` : '',
+    // Held back: a last line with no newline yet, a tool call whose result is not written, a
+    // compaction boundary whose summary is not: each is imported once it is whole.
+    result.unfinished > 0 ? `${count(result.unfinished, 'line')} held back until complete (still being written)` : '',
+    result.busy.length > 0 ? `${count(result.busy.length, 'file')} left to another import of it that is running` : '',
   ].filter(Boolean);
   const notes = asBefore.length > 0 ? `; ${asBefore.join('; ')}` : '';
   if (added === 0 && result.problems.length === 0) {

@@ -19,7 +19,7 @@ export const serveCommand: Command = {
     port: { type: 'string', description: `port (default ${DEFAULT_PORT}; 0 picks a free one)`, valueName: 'PORT' },
     token: {
       type: 'string',
-      description: 'every /v1 request then needs `Authorization: Bearer TOKEN` (default $NEXUS_TOKEN)',
+      description: 'every /v1 and /mcp request then needs `Authorization: Bearer TOKEN` (default $NEXUS_TOKEN)',
       valueName: 'TOKEN',
     },
     'max-body': {
@@ -47,7 +47,7 @@ export const serveCommand: Command = {
         process.stderr.write(`nexus serve: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`),
     });
     io.print(`listening on ${server.url}`);
-    io.print(token ? 'bearer token required on /v1' : 'no token: loopback only');
+    io.print(token ? 'bearer token required on /v1 and /mcp' : 'no token: loopback only');
     await new Promise<void>((resolve) => {
       const stop = () => {
         process.off('SIGINT', stop);
