@@ -68,7 +68,7 @@ if (existsSync(path.join(nodeDir, 'include', 'node', 'node.h'))) env.npm_config_
 const [command, prefix] = pnpmCommand();
 const started = Date.now();
 console.error(
-  `setup: installing dependencies with pnpm ${PNPM_VERSION} (the first run compiles better-sqlite3: about 2 minutes)…`,
+  `setup: installing dependencies with pnpm ${PNPM_VERSION} (the first run compiles better-sqlite3: a minute or two)…`,
 );
 // Its output (hundreds of lines of native build logs) is shown only when the install fails.
 const result = spawnSync(command, [...prefix, 'install', '--frozen-lockfile', '--reporter=append-only'], {
