@@ -20,6 +20,7 @@ export const BUILD_ORDER = [
   'summarizers',
   'events-ledger',
   'agents-ledger',
+  'runtime-kit',
   'runtime',
   'transcripts',
   'server',

@@ -118,6 +118,7 @@ function typeCheckStrictly(folder: string, files: string[]): void {
 const LIBRARY = ['@agent-ledger/core', '@agent-ledger/store', '@agent-ledger/forest', '@agent-ledger/summarizers'];
 const ABOVE_THE_STORE = [
   '@agent-ledger/events-ledger',
+  '@agent-ledger/runtime-kit',
   '@agent-ledger/runtime',
   '@agent-ledger/transcripts',
   '@agent-ledger/server',

@@ -3,6 +3,7 @@
 // ContextOverflowError, every other failure that outlasts the SDK's retries into ModelError.
 
 import { type ContentBlock, ContextOverflowError, ModelError } from '@agent-ledger/core';
+import { overflowFromMessage } from '@agent-ledger/runtime-kit';
 import { type AnthropicClientOptions, createAnthropicClient, describeApiFailure } from '@agent-ledger/summarizers';
 import Anthropic from '@anthropic-ai/sdk';
 import type { ChatModel, ModelReply, ModelRequest } from './chat-model.ts';
@@ -15,10 +16,6 @@ export interface AnthropicChatModelOptions extends AnthropicClientOptions {
   /** Longest reply, in tokens (default 1024). */
   maxTokens?: number;
 }
-
-// The API's wording: "prompt is too long: 210000 tokens > 200000 maximum".
-const TOO_LONG = /prompt is too long|too many tokens|request_too_large|exceeds? the (?:model'?s )?context/i;
-const FIGURES = /(\d+)\s*tokens?\s*>\s*(\d+)/;
 
 export function createAnthropicChatModel(options: AnthropicChatModelOptions = {}): ChatModel {
   const client = createAnthropicClient(options);
@@ -77,12 +74,13 @@ function toLedgerBlock(block: Anthropic.ContentBlock): ContentBlock[] {
 export function asModelFailure(error: unknown, model: string): Error {
   if (error instanceof Anthropic.APIError && (error.status === 400 || error.status === 413)) {
     const detail = describeApiFailure(error);
-    if (TOO_LONG.test(detail)) {
-      const figures = FIGURES.exec(detail);
+    // The API's wording: "prompt is too long: 210000 tokens > 200000 maximum".
+    const figures = overflowFromMessage(detail);
+    if (figures) {
       return new ContextOverflowError(
         `The prompt is too long for ${model} (${detail}).`,
-        figures ? Number(figures[1]) : null,
-        figures ? Number(figures[2]) : null,
+        figures.promptTokens,
+        figures.limitTokens,
         { cause: error },
       );
     }

@@ -11,7 +11,6 @@ import {
   type ContentBlock,
   ContextOverflowError,
   contentText,
-  HeadConflictError,
   InvalidInputError,
   LedgerError,
   ModelError,
@@ -21,8 +20,8 @@ import {
   type ToolResultBlock,
   type ToolUseBlock,
 } from '@agent-ledger/core';
+import { contextBudget as budgetOf, CompactionScheduler, recoverFromOverflow } from '@agent-ledger/runtime-kit';
 import type { ChatModel, ModelReply, ModelRequest } from './chat-model.ts';
-import { CompactionScheduler } from './compaction-scheduler.ts';
 import { doesNotFit, stillTooLong } from './runtime-errors.ts';
 import type { ChatRuntime, ChatRuntimeOptions, RunTurnOptions, RuntimeNotice, TurnResult } from './runtime-types.ts';
 import { createToolbox } from './tools.ts';
@@ -35,9 +34,6 @@ const DEFAULT_MAX_TOOL_ROUNDS = 8;
  * evaluation sets (docs/benchmarks.md), and half the budget stays for the summary and the thread.
  */
 export const DEFAULT_RUNTIME_RETRIEVAL: RetrievalPolicy = { share: 0.5, maxTokens: 4000 };
-// After an overflow the retry's budget is cut to the API's limit over its count, with this margin,
-// so an estimate that undercounts real tokens cannot overflow twice for the same reason.
-const OVERFLOW_MARGIN = 0.9;
 
 export function createChatRuntime(options: ChatRuntimeOptions): ChatRuntime {
   const { ledger } = options;
@@ -58,7 +54,7 @@ export function createChatRuntime(options: ChatRuntimeOptions): ChatRuntime {
   const retrieval = options.retrieval === undefined || options.retrieval === true ? DEFAULT_RUNTIME_RETRIEVAL : options.retrieval;
   const maxToolRounds = options.maxToolRounds ?? DEFAULT_MAX_TOOL_ROUNDS;
   /** What the ledger's context may take: the window less the reply's reserve and the tool definitions. */
-  const contextBudget = (settings: SessionSettings) => Math.max(0, settings.contextWindow - settings.reserveTokens - toolTokens);
+  const contextBudget = (settings: SessionSettings) => budgetOf(settings, toolTokens);
 
   async function runTurn(
     sessionId: string,
@@ -189,18 +185,22 @@ export function createChatRuntime(options: ChatRuntimeOptions): ChatRuntime {
         if (!(error instanceof ContextOverflowError)) throw error;
         if (recoveredOnce) throw stillTooLong({ modelName: model.name, error, head, session: current });
         recoveredOnce = true;
-        // The provider's count is the truth: learn the session's real window from it, so this retry
-        // and every later turn fit, and a restart remembers it.
-        const learned = await learnWindow(sessionId, error, context.tokens + toolTokens, preflight);
-        overflowCompaction = await recoverFromOverflow(sessionId, error, questionId, learned !== null);
-        if (learned) {
-          budgetTokens = Math.min(budgetTokens, contextBudget(learned.settings));
-        } else if (error.promptTokens && error.limitTokens && error.promptTokens > error.limitTokens) {
-          // No figures to learn from beyond these: scale to the API's limit over its count.
-          const sent = context.tokens + toolTokens;
-          const fits = Math.floor((sent * error.limitTokens * OVERFLOW_MARGIN) / error.promptTokens);
-          budgetTokens = Math.min(budgetTokens, Math.max(0, fits - toolTokens));
-        }
+        // The provider's count is the truth: the session learns its real window from it (so this
+        // retry and every later turn fit, and a restart remembers it), and a compaction makes room.
+        const recovery = await recoverFromOverflow(
+          { ledger, scheduler, notify },
+          {
+            sessionId,
+            overflow: error,
+            budgetTokens,
+            estimatedTokens: context.tokens + toolTokens,
+            overheadTokens: toolTokens,
+            preflight,
+            ...(questionId ? { keepFromTurnId: questionId } : {}),
+          },
+        );
+        overflowCompaction = recovery.compaction;
+        budgetTokens = recovery.budgetTokens;
         continue;
       }
       usage.inputTokens += reply.usage.inputTokens;
@@ -272,62 +272,6 @@ export function createChatRuntime(options: ChatRuntimeOptions): ChatRuntime {
         `The prompt counts ${exact} tokens > ${limit} (count-tokens, before sending).`,
         exact,
         limit,
-      );
-    }
-  }
-
-  /**
-   * Calibrates the session from an overflow that carries the provider's count: null when it carries
-   * none. A window too small to hold a conversation becomes the error the user acts on.
-   */
-  async function learnWindow(
-    sessionId: string,
-    overflow: ContextOverflowError,
-    estimatedTokens: number,
-    preflight: boolean,
-  ): Promise<Session | null> {
-    if (!overflow.promptTokens || estimatedTokens <= 0) return null;
-    try {
-      const session = await ledger.calibrate(sessionId, {
-        promptTokens: overflow.promptTokens,
-        estimatedTokens,
-        // A count-tokens preflight compares with our own limit; only the API's error names its window.
-        providerWindowTokens: preflight ? null : overflow.limitTokens,
-      });
-      notify({ type: 'window-learned', sessionId, settings: session.settings, calibration: session.calibration });
-      return session;
-    } catch (error) {
-      if (!(error instanceof InvalidInputError)) throw error;
-      throw new ContextOverflowError(`${overflow.message}: ${error.message}`, overflow.promptTokens, overflow.limitTokens, {
-        cause: error,
-      });
-    }
-  }
-
-  async function recoverFromOverflow(
-    sessionId: string,
-    overflow: ContextOverflowError,
-    keepFromTurnId: string | undefined,
-    budgetAlreadyFits: boolean,
-  ): Promise<CompactionTurn | null> {
-    // A background compaction already running frees the room: wait for it rather than start another.
-    const landed = await scheduler.running(sessionId);
-    if (landed) return landed;
-    try {
-      // The message being answered stays raw: summarizing it would leave nothing to answer.
-      return await scheduler.compactNow(sessionId, 'overflow', undefined, keepFromTurnId);
-    } catch (error) {
-      // Another writer compacted this session meanwhile: that compaction made the room; retry with it.
-      if (error instanceof HeadConflictError) return null;
-      // With the learned window the context is cut to fit anyway (oldest turns first, all kept in
-      // the ledger): a compaction that could not help is no reason to fail the turn.
-      if (budgetAlreadyFits && LedgerError.isInstance(error)) return null;
-      const reason = LedgerError.isInstance(error) ? error.message : String(error);
-      throw new ContextOverflowError(
-        `The prompt is too long (${overflow.message}) and compacting could not make room: ${reason} Every turn is kept.`,
-        overflow.promptTokens,
-        overflow.limitTokens,
-        { cause: error },
       );
     }
   }

@@ -1,10 +1,10 @@
 // The runtime's public shapes: its options, what runTurn takes and returns, and the runtime itself.
 
 import type { AgentsLedger, BuiltContext, RetrievalPolicy } from '@agent-ledger/agents-ledger';
-import type { CompactionTurn, ContentBlock, NormalTurn, SessionCalibration, SessionSettings } from '@agent-ledger/core';
+import type { CompactionTurn, ContentBlock, NormalTurn } from '@agent-ledger/core';
 import type { EventsLedger } from '@agent-ledger/events-ledger';
+import type { CompactionNotice, CompactionPolicy, WindowLearnedNotice } from '@agent-ledger/runtime-kit';
 import type { ChatModel, ToolDefinition } from './chat-model.ts';
-import type { CompactionNotice, CompactionPolicy } from './compaction-scheduler.ts';
 
 export interface RuntimeTool {
   definition: ToolDefinition;
@@ -20,7 +20,7 @@ export type RuntimeNotice =
   | CompactionNotice
   | { type: 'tool-call'; sessionId: string; name: string; input: unknown; isError: boolean }
   /** A "prompt is too long" taught the session its real window; its settings were rescaled to fit. */
-  | { type: 'window-learned'; sessionId: string; settings: SessionSettings; calibration: SessionCalibration | null };
+  | WindowLearnedNotice;
 
 export interface ChatRuntimeOptions {
   ledger: AgentsLedger;

@@ -1,4 +1,4 @@
-// When and how the runtime compacts. Threshold compactions run in the background: the turn that
+// When and how a runtime on the ledger compacts. Threshold compactions run in the background: the turn that
 // crossed the threshold is answered first, and later turns are built from the previous compaction
 // plus raw turns within budget until the new compaction turn lands (the ledger links it in after
 // whatever was appended meanwhile). At most one compaction per session is in flight, and a session
