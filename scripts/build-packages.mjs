@@ -21,6 +21,7 @@ export const BUILD_ORDER = [
   'events-ledger',
   'agents-ledger',
   'runtime-kit',
+  'ai-sdk',
   'runtime',
   'transcripts',
   'server',

@@ -9,3 +9,4 @@ export type {
   WindowLearnedNotice,
 } from './overflow-recovery.ts';
 export { contextBudget, recoverFromOverflow } from './overflow-recovery.ts';
+export { DEFAULT_RUNTIME_RETRIEVAL } from './retrieval-policy.ts';

@@ -5,7 +5,7 @@
 // scheduler, which runs it off the critical path. When the API says the prompt is too long it
 // compacts once (trigger `overflow`) and retries; a second overflow fails with every turn kept.
 
-import { type BuiltContext, providerPromptLimit, type RetrievalPolicy, unusableWindow } from '@agent-ledger/agents-ledger';
+import { type BuiltContext, providerPromptLimit, unusableWindow } from '@agent-ledger/agents-ledger';
 import {
   type CompactionTurn,
   type ContentBlock,
@@ -20,20 +20,18 @@ import {
   type ToolResultBlock,
   type ToolUseBlock,
 } from '@agent-ledger/core';
-import { contextBudget as budgetOf, CompactionScheduler, recoverFromOverflow } from '@agent-ledger/runtime-kit';
+import {
+  contextBudget as budgetOf,
+  CompactionScheduler,
+  DEFAULT_RUNTIME_RETRIEVAL,
+  recoverFromOverflow,
+} from '@agent-ledger/runtime-kit';
 import type { ChatModel, ModelReply, ModelRequest } from './chat-model.ts';
 import { doesNotFit, stillTooLong } from './runtime-errors.ts';
 import type { ChatRuntime, ChatRuntimeOptions, RunTurnOptions, RuntimeNotice, TurnResult } from './runtime-types.ts';
 import { createToolbox } from './tools.ts';
 
 const DEFAULT_MAX_TOOL_ROUNDS = 8;
-/**
- * The runtime's retrieval policy. The evaluation's best (share 1, no cap) measures evidence kept
- * at 0.5k–8k budgets; a runtime's budget is a whole model window, where share 1 would send tens of
- * thousands of retrieved tokens on every turn. Retrieval stops gaining past 4,000 tokens on both
- * evaluation sets (docs/benchmarks.md), and half the budget stays for the summary and the thread.
- */
-export const DEFAULT_RUNTIME_RETRIEVAL: RetrievalPolicy = { share: 0.5, maxTokens: 4000 };
 
 export function createChatRuntime(options: ChatRuntimeOptions): ChatRuntime {
   const { ledger } = options;
