@@ -22,6 +22,7 @@ export const BUILD_ORDER = [
   'agents-ledger',
   'runtime-kit',
   'ai-sdk',
+  'openai-agents',
   'runtime',
   'transcripts',
   'server',
