@@ -119,6 +119,8 @@ const LIBRARY = ['@agent-ledger/core', '@agent-ledger/store', '@agent-ledger/for
 const ABOVE_THE_STORE = [
   '@agent-ledger/events-ledger',
   '@agent-ledger/runtime-kit',
+  '@agent-ledger/ai-sdk',
+  '@agent-ledger/openai-agents',
   '@agent-ledger/runtime',
   '@agent-ledger/transcripts',
   '@agent-ledger/server',

@@ -21,7 +21,8 @@ export function validateSettings(
   partial: Partial<SessionSettings> | undefined,
   base = DEFAULT_SESSION_SETTINGS,
 ): SessionSettings {
-  const settings = { ...base, ...partial };
+  // A new session's defaults scale with the window it is given; a fork keeps its source's settings.
+  const settings = { ...base, ...(base === DEFAULT_SESSION_SETTINGS ? scaledToWindow(partial, base) : partial) };
   for (const [field, value] of Object.entries(settings)) {
     if (!Number.isInteger(value) || value < 0) {
       throw new InvalidInputError(`${field} must be a non-negative whole number of tokens, got ${String(value)}.`, field);
@@ -41,6 +42,21 @@ export function validateSettings(
     );
   }
   return settings;
+}
+
+/**
+ * The settings given, with a reserve and a raw-turn share that keep their proportion of the window
+ * when only the window is given: `contextWindow: 8000` alone gets 800 and 1,200 (the defaults' 10%
+ * and 15%), not the 20,000 and 30,000 meant for 200,000, which it could not hold.
+ */
+function scaledToWindow(partial: Partial<SessionSettings> | undefined, base: SessionSettings): Partial<SessionSettings> {
+  if (!partial || partial.contextWindow === undefined || !Number.isInteger(partial.contextWindow)) return partial ?? {};
+  const share = (value: number) => Math.floor((value * (partial.contextWindow as number)) / base.contextWindow);
+  return {
+    ...(partial.reserveTokens === undefined ? { reserveTokens: share(base.reserveTokens) } : {}),
+    ...(partial.keepRecentTokens === undefined ? { keepRecentTokens: share(base.keepRecentTokens) } : {}),
+    ...partial,
+  };
 }
 
 const ROLES = new Set(['user', 'assistant']);

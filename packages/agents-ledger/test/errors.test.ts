@@ -194,11 +194,17 @@ describe('writes refused', () => {
       expect((error as InvalidInputError).field).toBe(field);
     }
     expect(countRows(ledger, 'agent_sessions')).toBe(1);
+    // A window given alone is no error: the reserve and the raw share keep the defaults' proportion.
+    const small = await ledger.createSession({ settings: { contextWindow: 8000 } });
+    expect(small.settings).toEqual({ contextWindow: 8000, reserveTokens: 800, keepRecentTokens: 1200 });
+    const partly = await ledger.createSession({ settings: { contextWindow: 8000, reserveTokens: 100 } });
+    expect(partly.settings).toEqual({ contextWindow: 8000, reserveTokens: 100, keepRecentTokens: 1200 });
+    expect(countRows(ledger, 'agent_sessions')).toBe(3);
     expectLedgerError(await caught(ledger.compact(session.id, { strategy: 'nope' })), InvalidInputError, 'INVALID_INPUT');
     expectLedgerError(await caught(ledger.getSummarizedTurns(ids[0] as string)), InvalidInputError, 'INVALID_INPUT');
     const forkError = await caught(ledger.forkFrom(ids[0] as string, { settings: { reserveTokens: 10_000_000 } }));
     expectLedgerError(forkError, InvalidInputError, 'INVALID_INPUT');
-    expect(countRows(ledger, 'agent_sessions')).toBe(1);
+    expect(countRows(ledger, 'agent_sessions')).toBe(3);
   });
 
   it('MessageTooLargeError for a turn over the context window, and nothing is written', async () => {

@@ -16,7 +16,7 @@ import {
   recoverFromOverflow,
   type WindowLearnedNotice,
 } from '@agent-ledger/runtime-kit';
-import type { AgentInputItem, Session, SessionInputCallback } from '@openai/agents-core';
+import type { AgentInputItem, Session } from '@openai/agents-core';
 import { itemsOfContext, turnsOfItems } from './item-conversion.ts';
 import { asContextOverflow } from './overflow-error.ts';
 
@@ -48,6 +48,8 @@ export class LedgerSession implements Session {
   private lastContextTokens = 0;
   /** A budget an overflow without figures cut the context to, for this object's life. */
   private budgetCap = Number.POSITIVE_INFINITY;
+  /** The message the next run's history recalls turns for (recallFor), until its items are added. */
+  private pendingQuery = '';
 
   /** A new ledger session for a conversation, and the Session on it. */
   static async create(
@@ -80,11 +82,12 @@ export class LedgerSession implements Session {
 
   /** The ledger's context as items: the summary (or the provider's compaction), then recent items; the newest `limit` with one. */
   async getItems(limit?: number): Promise<AgentInputItem[]> {
-    const items = await this.contextItems('');
+    const items = await this.contextItems(this.pendingQuery);
     return limit === undefined ? items : items.slice(Math.max(0, items.length - limit));
   }
 
   async addItems(items: AgentInputItem[]): Promise<void> {
+    this.pendingQuery = '';
     // A provider's compacted history (ending in a `compaction` item, as OpenAIResponsesCompactionSession
     // writes it after a clear) is recorded as a compaction turn, so later contexts start from its items.
     const compactionEnd = items.findLastIndex((item) => 'type' in item && item.type === 'compaction') + 1;
@@ -202,16 +205,15 @@ export class LedgerSession implements Session {
   }
 
   /**
-   * For the runner's `sessionInputCallback`: the history rebuilt for the new message (the turns it
-   * recalls, the summary, the recent turns), then the new items.
+   * Makes the history of the next run (the runner reads it with getItems as the run starts) also
+   * carry the turns the ledger recalls for this message, beside the summary and the recent turns:
+   * `run(agent, text, { session: session.recallFor(text) })`. Until the run's items are added.
+   * (The runner's `sessionInputCallback` cannot do this: it stores whatever the callback adds.)
    */
-  readonly inputCallback: SessionInputCallback = async (_history, newItems) => {
-    const query = turnsOfItems(newItems)
-      .filter((turn) => turn.role === 'user')
-      .map((turn) => contentText(turn.content.filter((block) => block.type === 'text')))
-      .join('\n');
-    return [...(await this.contextItems(query)), ...newItems];
-  };
+  recallFor(message: string): this {
+    this.pendingQuery = message;
+    return this;
+  }
 
   /** Resolves when no background compaction is running. */
   idle(): Promise<void> {

@@ -140,20 +140,32 @@ describe('LedgerSession with the Agents SDK runner', () => {
     expect(await new LedgerSession({ ledger, sessionId: await session.getSessionId() }).popItem()).toBeUndefined();
   });
 
-  it('inputCallback recalls for the new message what the context left out', async () => {
+  it('recallFor: the next run also gets what the ledger recalls for its message, and only the run is stored', async () => {
     openLedger();
     const session = await LedgerSession.create({ ledger, session: { settings: SMALL } });
     const model = new ScriptedModel();
     const agent = new Agent({ name: 'ops', model });
     await run(agent, 'For the record: the staging cache is redis-quokka-7 on port 6390.', { session });
     for (let index = 1; index <= 30; index += 1)
-      await run(agent, `Filler ${index} about lint rules and CI pipelines.`, { session });
+      await run(
+        agent,
+        `Filler ${index}: the lint rules, the CI pipelines, the flaky browser tests and the nightly dependency bumps all need a look this week.`,
+        { session },
+      );
     await session.idle();
-    await run(agent, [{ role: 'user', content: 'Which port is the staging cache on?' }], {
-      session,
-      sessionInputCallback: session.inputCallback,
-    });
-    expect(JSON.stringify(model.requests.at(-1)?.input)).toContain('redis-quokka-7 on port 6390');
+    const question = 'Which port is the staging cache on?';
+    // Without it the history is the summary and the recent turns; with it, the recalled turns too.
+    expect(JSON.stringify(await session.getItems())).not.toMatch(/(Recalled|Retrieved) from earlier/);
+    await run(agent, question, { session: session.recallFor(question) });
+    const sent = JSON.stringify(model.requests.at(-1)?.input);
+    expect(sent).toMatch(/(Recalled|Retrieved) from earlier/);
+    expect(sent).toContain('redis-quokka-7 on port 6390');
+    expect(JSON.stringify(await session.getItems())).not.toMatch(/(Recalled|Retrieved) from earlier/);
+    // What was stored is the run (the question and the reply), not the recalled history.
+    const turns = normal(await lineOf(await session.getSessionId()));
+    expect(turns).toHaveLength(64);
+    expect(turns.at(-2)?.content).toEqual([{ type: 'text', text: question }]);
+    expect(JSON.stringify(turns.slice(-2))).not.toMatch(/(Recalled|Retrieved) from/);
   });
 
   it("records an OpenAI compaction (replaceHistoryWithCompaction) as a compaction turn, and later contexts start from the provider's items", async () => {
