@@ -44,6 +44,50 @@ export function subject(open: () => Promise<LedgerStore>): StoreUnderTest {
 }
 `;
 
+const AI_SDK_APP = `import { openAgentsLedger } from '@agent-ledger/agents-ledger';
+import { ledgerMiddleware } from '@agent-ledger/ai-sdk';
+import { generateText, wrapLanguageModel } from 'ai';
+import { MockLanguageModelV3 } from 'ai/test';
+
+const ledger = openAgentsLedger('./ai-app.db');
+const { id: sessionId } = await ledger.createSession();
+const inner = new MockLanguageModelV3({
+  doGenerate: async ({ prompt }) => ({
+    content: [{ type: 'text', text: 'Noted: ' + prompt.at(-1).content[0].text }],
+    finishReason: { unified: 'stop', raw: undefined },
+    usage: { inputTokens: { total: 1 }, outputTokens: { total: 1 } },
+    warnings: [],
+  }),
+});
+const model = wrapLanguageModel({ model: inner, middleware: ledgerMiddleware({ ledger, sessionId }) });
+const { text } = await generateText({ model, messages: [{ role: 'user', content: 'hello from npm' }] });
+let turns = 0;
+for await (const _ of ledger.getFullHistory((await ledger.getSession(sessionId)).headTurnId)) turns += 1;
+console.log(text + ' | ' + turns + ' turns');
+await ledger.close();
+`;
+
+const AGENTS_APP = `import { openAgentsLedger } from '@agent-ledger/agents-ledger';
+import { LedgerSession } from '@agent-ledger/openai-agents';
+import { Agent, run, setTracingDisabled, Usage } from '@openai/agents-core';
+
+setTracingDisabled(true);
+const model = {
+  getResponse: async () => ({
+    output: [{ type: 'message', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: 'Noted.' }] }],
+    usage: new Usage(),
+  }),
+  getStreamedResponse() { throw new Error('not here'); },
+};
+const ledger = openAgentsLedger('./agents-app.db');
+const session = await LedgerSession.create({ ledger });
+const result = await run(new Agent({ name: 'npm', model }), 'hello from npm', { session });
+let turns = 0;
+for await (const _ of ledger.getFullHistory((await ledger.getSession(await session.getSessionId())).headTurnId)) turns += 1;
+console.log(result.finalOutput + ' | ' + turns + ' turns');
+await ledger.close();
+`;
+
 const packed = new Map<string, string>();
 beforeAll(async () => {
   // The CLI bundle was built for this run (scripts/build-cli-setup.ts); rebuilding it here
@@ -169,6 +213,12 @@ describe('packed library packages in fresh projects', () => {
     expect(refused.status).not.toBe(0);
     expect(refused.stderr).toContain('npm install @agent-ledger/store-postgres');
     expect(refused.stderr).not.toContain('s3cret');
+
+    // An AI SDK app and an Agents SDK app add the ledger with the installed adapters (their SDKs came as peers).
+    writeFileSync(path.join(folder, 'ai-app.mjs'), AI_SDK_APP);
+    expect(run(process.execPath, ['ai-app.mjs'], folder).trim()).toBe('Noted: hello from npm | 2 turns');
+    writeFileSync(path.join(folder, 'agents-app.mjs'), AGENTS_APP);
+    expect(run(process.execPath, ['agents-app.mjs'], folder).trim()).toBe('Noted. | 2 turns');
 
     writeFileSync(path.join(folder, 'snippet.ts'), SNIPPET);
     writeFileSync(path.join(folder, 'engine.ts'), CONTRACT_SNIPPET);

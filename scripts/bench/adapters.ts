@@ -99,6 +99,10 @@ async function operationsFor(ledger: AgentsLedger, size: number, window: number)
     model: offlineModel(),
     middleware: ledgerMiddleware({ ledger, sessionId: newOnly.session.id, history: 'ledger' }),
   });
+  const noRecallModel = wrapLanguageModel({
+    model: offlineModel(),
+    middleware: ledgerMiddleware({ ledger, sessionId: newOnly.session.id, history: 'ledger', retrieval: false }),
+  });
   const wholeModel = wrapLanguageModel({
     model: offlineModel(),
     middleware: ledgerMiddleware({ ledger, sessionId: whole.session.id }),
@@ -121,6 +125,11 @@ async function operationsFor(ledger: AgentsLedger, size: number, window: number)
       name: "generateText, new message only, ledgerMiddleware (history 'ledger')" + at,
       size,
       run: () => generateText({ model: newOnlyModel, messages: [question()] }),
+    },
+    {
+      name: "generateText, new message only, ledgerMiddleware (history 'ledger', retrieval off)" + at,
+      size,
+      run: () => generateText({ model: noRecallModel, messages: [question()] }),
     },
     {
       name: 'generateText, whole history, no middleware' + at,
@@ -160,6 +169,11 @@ function withOverheads(results: BenchResult[]): BenchResult[] {
       'generateText, new message only, no middleware',
       "generateText, new message only, ledgerMiddleware (history 'ledger')",
       "ledgerMiddleware overhead (history 'ledger')",
+    ],
+    [
+      'generateText, new message only, no middleware',
+      "generateText, new message only, ledgerMiddleware (history 'ledger', retrieval off)",
+      "ledgerMiddleware overhead (history 'ledger', retrieval off)",
     ],
     [
       'generateText, whole history, no middleware',

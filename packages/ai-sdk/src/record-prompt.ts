@@ -37,21 +37,62 @@ interface Positioned extends TurnContent {
   key: string;
 }
 
+/**
+ * The prompt's user and assistant messages, each converted and keyed only when asked for: an app
+ * that resends a 10,000-message conversation has one or two of them compared and the new ones
+ * recorded, not all of them hashed on every call.
+ */
+class PromptMessages {
+  private readonly source: LanguageModelV3Prompt;
+  private readonly converted = new Map<number, Positioned>();
+
+  constructor(prompt: LanguageModelV3Prompt) {
+    this.source = prompt.filter((message) => message.role !== 'system');
+  }
+
+  get length(): number {
+    return this.source.length;
+  }
+
+  at(index: number): Positioned | undefined {
+    const known = this.converted.get(index);
+    if (known) return known;
+    const message = this.source[index];
+    const content = message ? turnContentOf(message) : null;
+    if (!content) return undefined;
+    const positioned = { ...content, index, key: messageKey(content.role, content.content) };
+    this.converted.set(index, positioned);
+    return positioned;
+  }
+
+  from(start: number): Positioned[] {
+    return Array.from({ length: Math.max(0, this.length - start) }, (_, offset) => this.at(start + offset) as Positioned);
+  }
+
+  /** The words of the newest user message that has any: what the context recalls turns for. */
+  newestUserWords(): string {
+    for (let index = this.length - 1; index >= 0; index -= 1) {
+      const message = this.at(index) as Positioned;
+      if (message.role !== 'user') continue;
+      const words = message.content.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join('\n');
+      if (words.trim() !== '') return words;
+    }
+    return '';
+  }
+}
+
 export async function recordPrompt(
   ledger: AgentsLedger,
   lines: LedgerLines,
   request: { sessionId: string; prompt: LanguageModelV3Prompt; history: HistoryMode },
 ): Promise<RecordedPrompt> {
-  const messages = request.prompt
-    .map(turnContentOf)
-    .filter((message): message is TurnContent => message !== null)
-    .map((message, index): Positioned => ({ ...message, index, key: messageKey(message.role, message.content) }));
+  const messages = new PromptMessages(request.prompt);
   if (messages.length === 0) throw new InvalidInputError('The prompt has no user or assistant message to answer.', 'prompt');
   const place =
     request.history === 'ledger'
       ? await afterOverlap(ledger, lines.remembered(request.sessionId), messages)
       : await afterSharedMessage(ledger, lines, request.sessionId, messages);
-  const fresh = messages.slice(place.from);
+  const fresh = messages.from(place.from);
   const inputs: AppendTurnInput[] = fresh.map((message) => ({
     role: message.role,
     content: message.content,
@@ -65,7 +106,7 @@ export async function recordPrompt(
     headTurnId,
     appended,
     replyIndex: messages.length,
-    query: newestUserWords(messages),
+    query: messages.newestUserWords(),
   };
 }
 
@@ -81,7 +122,7 @@ async function afterSharedMessage(
   ledger: AgentsLedger,
   lines: LedgerLines,
   sessionId: string,
-  messages: readonly Positioned[],
+  messages: PromptMessages,
 ): Promise<Place> {
   // Warm: the line this process wrote to last. Cold (a new process): the session's forks made here,
   // newest first, then the session itself, so a conversation goes on in its newest fork.
@@ -117,14 +158,14 @@ async function* linesToTry(lines: LedgerLines, sessionId: string): AsyncGenerato
 async function placeOnLine(
   ledger: AgentsLedger,
   lineSessionId: string,
-  messages: readonly Positioned[],
+  messages: PromptMessages,
 ): Promise<(Place & { forkAt?: string }) | null> {
   const { headTurnId } = await ledger.getSession(lineSessionId);
   if (!headTurnId) return { lineSessionId, headTurnId: null, from: 0 };
   for (const turn of await recentNormalTurns(ledger, headTurnId, LOOK_BACK)) {
     const index = (turn.metadata?.aiSdk as { index?: unknown } | undefined)?.index;
     if (typeof index !== 'number' || index >= messages.length) continue;
-    if (messages[index]?.key !== messageKey(turn.role, turn.content)) continue;
+    if (messages.at(index)?.key !== messageKey(turn.role, turn.content)) continue;
     const isHead = (await newestNormalTurnId(ledger, headTurnId)) === turn.id;
     return isHead
       ? { lineSessionId, headTurnId, from: index + 1 }
@@ -138,23 +179,15 @@ async function newestNormalTurnId(ledger: AgentsLedger, headTurnId: string): Pro
 }
 
 /** History 'ledger': the longest run of the prompt's first messages that repeats the line's newest turns is known. */
-async function afterOverlap(ledger: AgentsLedger, lineSessionId: string, messages: readonly Positioned[]): Promise<Place> {
+async function afterOverlap(ledger: AgentsLedger, lineSessionId: string, messages: PromptMessages): Promise<Place> {
   const { headTurnId } = await ledger.getSession(lineSessionId);
   const newestFirst = await recentNormalTurns(ledger, headTurnId, Math.min(messages.length, LOOK_BACK));
   const tail = newestFirst.reverse().map((turn) => messageKey(turn.role, turn.content));
   for (let shared = Math.min(tail.length, messages.length); shared > 0; shared -= 1) {
-    const repeats = messages.slice(0, shared).every((message, offset) => message.key === tail[tail.length - shared + offset]);
+    const repeats = Array.from({ length: shared }, (_, offset) => messages.at(offset) as Positioned).every(
+      (message, offset) => message.key === tail[tail.length - shared + offset],
+    );
     if (repeats) return { lineSessionId, headTurnId, from: shared };
   }
   return { lineSessionId, headTurnId, from: 0 };
-}
-
-function newestUserWords(messages: readonly Positioned[]): string {
-  for (let index = messages.length - 1; index >= 0; index -= 1) {
-    const message = messages[index] as Positioned;
-    if (message.role !== 'user') continue;
-    const words = message.content.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join('\n');
-    if (words.trim() !== '') return words;
-  }
-  return '';
 }

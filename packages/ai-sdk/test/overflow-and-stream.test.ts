@@ -184,7 +184,12 @@ describe('a provider that refuses even the retry', () => {
     const session = await ledger.createSession({ label: 'hopeless' });
     const inner = new MockLanguageModelV3({
       doGenerate: async () => {
-        throw new APICallError({ message: 'prompt is too long: 90 tokens > 10 maximum', url: 'u', requestBodyValues: {}, statusCode: 400 });
+        throw new APICallError({
+          message: 'prompt is too long: 90 tokens > 10 maximum',
+          url: 'u',
+          requestBodyValues: {},
+          statusCode: 400,
+        });
       },
     });
     const model = wrapLanguageModel({ model: inner, middleware: ledgerMiddleware({ ledger, sessionId: session.id }) });
