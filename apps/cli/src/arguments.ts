@@ -16,7 +16,9 @@ export const GLOBAL_OPTIONS: Record<string, OptionSpec> = {
   help: { type: 'boolean', short: 'h', description: 'show help' },
 };
 
-export class UsageError extends InvalidInputError {}
+export class UsageError extends InvalidInputError {
+  static override readonly marker: string = 'agent-ledger.UsageError';
+}
 
 export function findCommand(commands: Command[], argv: string[]): { command: Command; rest: string[] } | null {
   let best: { command: Command; rest: string[] } | null = null;

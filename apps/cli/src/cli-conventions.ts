@@ -94,7 +94,7 @@ function inCliTerms(error: LedgerError): string {
 /** An error's message as a CLI user should read it. */
 export function messageForCli(error: LedgerError, database: { path: string; given: boolean }, flags: readonly string[]): string {
   let message = inCliTerms(error);
-  if (error instanceof InvalidInputError) {
+  if (InvalidInputError.isInstance(error)) {
     for (const [field, flag] of Object.entries(SETTING_FLAGS)) {
       if (flags.includes(flag.slice(2))) message = message.replace(new RegExp(`\\b${field}\\b`, 'g'), flag);
     }

@@ -55,7 +55,7 @@ export async function calibrateSession(ledger: LedgerContext, sessionId: string,
     try {
       settings = calibratedSettings(calibration);
     } catch (error) {
-      if (!(error instanceof InvalidInputError)) throw error;
+      if (!InvalidInputError.isInstance(error)) throw error;
       unusable = error;
     }
     // A window too small to use is recorded all the same (settings untouched), so the next turn
@@ -96,7 +96,7 @@ export function unusableWindow(session: Session): InvalidInputError | null {
     calibratedSettings(session.calibration);
     return null;
   } catch (error) {
-    if (error instanceof InvalidInputError) return error;
+    if (InvalidInputError.isInstance(error)) return error;
     throw error;
   }
 }

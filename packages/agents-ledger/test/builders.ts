@@ -229,7 +229,7 @@ export async function contextOrNeeded(
   try {
     return await ledger.buildContext(turnId, options);
   } catch (error) {
-    if (!(error instanceof InvalidInputError) || error.field !== 'budgetTokens') throw error;
+    if (!InvalidInputError.isInstance(error) || error.field !== 'budgetTokens') throw error;
     return { needs: neededTokens(error) };
   }
 }

@@ -225,7 +225,7 @@ describe('property: arbitrary text', () => {
         try {
           expectWellFormed(await ledger.search(query, { advanced: true, limit: 5 }), JSON.stringify(query));
         } catch (error) {
-          if (!(error instanceof SearchSyntaxError)) throw error;
+          if (!SearchSyntaxError.isInstance(error)) throw error;
         }
       }),
       { numRuns: 200 },

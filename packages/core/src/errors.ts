@@ -1,25 +1,45 @@
 // Every error the ledger throws on purpose. Each has a stable `code` a program can switch on and
-// a message a person can act on; `isInstance` works even when two copies of this package are
-// loaded (it checks a brand, not the prototype chain).
+// a message a person can act on. Each class declares its own `marker`, and every instance carries the
+// markers of its whole class chain, so `TurnNotFoundError.isInstance(error)` (or any class's) works
+// even when two copies of this package are loaded, where `instanceof` would fail: it checks a brand,
+// not the prototype chain. `isRetryable` says whether the same call may succeed when tried again.
 
 const BRAND = Symbol.for('nexus.LedgerError');
+const MARKERS = Symbol.for('agent-ledger.error-markers');
+
+/** A ledger error class as `isInstance` sees it: a constructor with its own marker. */
+type LedgerErrorClass = (abstract new (...args: never[]) => LedgerError) & { readonly marker: string };
 
 export class LedgerError extends Error {
+  /** The brand of this class; a subclass that declares none would answer for its parent's instances. */
+  static readonly marker: string = 'agent-ledger.LedgerError';
   readonly code: string;
+  /** True where trying the same call again (after reloading what moved) may succeed. */
+  readonly isRetryable: boolean = false;
   readonly [BRAND] = true;
 
   constructor(code: string, message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = new.target.name;
     this.code = code;
+    const markers: string[] = [];
+    for (let type: unknown = new.target; typeof type === 'function' && 'marker' in type; type = Object.getPrototypeOf(type))
+      markers.push(String(type.marker));
+    Object.defineProperty(this, MARKERS, { value: markers });
   }
 
-  static isInstance(value: unknown): value is LedgerError {
-    return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[BRAND] === true;
+  /** Whether `value` is an error of this class (or a subclass), from any copy of this package. */
+  static isInstance<T extends LedgerErrorClass>(this: T, value: unknown): value is InstanceType<T> {
+    if (typeof value !== 'object' || value === null) return false;
+    const markers = (value as Record<symbol, unknown>)[MARKERS];
+    if (Array.isArray(markers)) return markers.includes(this.marker);
+    // An error from an older copy carries only the base brand.
+    return this.marker === LedgerError.marker && (value as Record<symbol, unknown>)[BRAND] === true;
   }
 }
 
 export class TurnNotFoundError extends LedgerError {
+  static override readonly marker: string = 'agent-ledger.TurnNotFoundError';
   constructor(readonly turnId: string) {
     super(
       'TURN_NOT_FOUND',
@@ -29,18 +49,21 @@ export class TurnNotFoundError extends LedgerError {
 }
 
 export class SessionNotFoundError extends LedgerError {
+  static override readonly marker: string = 'agent-ledger.SessionNotFoundError';
   constructor(readonly sessionId: string) {
     super('SESSION_NOT_FOUND', `No session with id "${sessionId}". listSessions() lists the sessions in this ledger.`);
   }
 }
 
 export class EventNotFoundError extends LedgerError {
+  static override readonly marker: string = 'agent-ledger.EventNotFoundError';
   constructor(readonly eventId: string) {
     super('EVENT_NOT_FOUND', `No event with id "${eventId}". range({ channel }) lists a channel's events.`);
   }
 }
 
 export class PayloadTooLargeError extends LedgerError {
+  static override readonly marker: string = 'agent-ledger.PayloadTooLargeError';
   constructor(
     readonly bytes: number,
     readonly limit: number,
@@ -53,6 +76,7 @@ export class PayloadTooLargeError extends LedgerError {
 }
 
 export class SearchSyntaxError extends LedgerError {
+  static override readonly marker: string = 'agent-ledger.SearchSyntaxError';
   constructor(
     readonly query: string,
     detail: string,
@@ -66,6 +90,7 @@ export class SearchSyntaxError extends LedgerError {
 }
 
 export class HeadConflictError extends LedgerError {
+  static override readonly marker: string = 'agent-ledger.HeadConflictError';
   constructor(
     readonly sessionId: string,
     readonly expected: string | null,
@@ -77,15 +102,20 @@ export class HeadConflictError extends LedgerError {
         'Another writer appended first; reload the head and retry.',
     );
   }
+
+  /** Reload the head and the same append or compaction may land. */
+  override readonly isRetryable = true;
 }
 
 export class EmptySessionError extends LedgerError {
+  static override readonly marker: string = 'agent-ledger.EmptySessionError';
   constructor(readonly sessionId: string) {
     super('EMPTY_SESSION', `Session ${sessionId} has no turns yet; append a turn first.`);
   }
 }
 
 export class NothingToCompactError extends LedgerError {
+  static override readonly marker: string = 'agent-ledger.NothingToCompactError';
   constructor(
     readonly sessionId: string,
     reason: string,
@@ -95,6 +125,7 @@ export class NothingToCompactError extends LedgerError {
 }
 
 export class CompactionWouldNotShrinkError extends LedgerError {
+  static override readonly marker: string = 'agent-ledger.CompactionWouldNotShrinkError';
   constructor(
     readonly sessionId: string,
     readonly tokensBefore: number,
@@ -109,6 +140,7 @@ export class CompactionWouldNotShrinkError extends LedgerError {
 }
 
 export class InvalidInputError extends LedgerError {
+  static override readonly marker: string = 'agent-ledger.InvalidInputError';
   constructor(
     message: string,
     readonly field?: string,
@@ -118,6 +150,7 @@ export class InvalidInputError extends LedgerError {
 }
 
 export class MessageTooLargeError extends LedgerError {
+  static override readonly marker: string = 'agent-ledger.MessageTooLargeError';
   constructor(
     readonly tokens: number,
     readonly limit: number,
@@ -130,6 +163,7 @@ export class MessageTooLargeError extends LedgerError {
 }
 
 export class SummarizerError extends LedgerError {
+  static override readonly marker: string = 'agent-ledger.SummarizerError';
   constructor(
     message: string,
     readonly summarizer: string,
@@ -140,6 +174,7 @@ export class SummarizerError extends LedgerError {
 }
 
 export class StorageError extends LedgerError {
+  static override readonly marker: string = 'agent-ledger.StorageError';
   constructor(message: string, options?: { cause?: unknown }) {
     super('STORAGE_ERROR', message, options);
   }
@@ -151,6 +186,7 @@ export class StorageError extends LedgerError {
  * "ok", nor turn someone else's database into one.
  */
 export class DatabaseNotFoundError extends LedgerError {
+  static override readonly marker: string = 'agent-ledger.DatabaseNotFoundError';
   constructor(
     readonly path: string,
     readonly reason?: string,
@@ -172,6 +208,7 @@ export function databaseNotFoundReason(path: string, reason?: string): string {
 
 /** A topic (union-find cluster) id that is not a cluster root in the view asked about. */
 export class ClusterNotFoundError extends LedgerError {
+  static override readonly marker: string = 'agent-ledger.ClusterNotFoundError';
   constructor(
     readonly clusterId: string,
     detail: string,
@@ -182,6 +219,7 @@ export class ClusterNotFoundError extends LedgerError {
 
 /** A forest that breaks its own invariants (a turn graduated twice, a parent cycle, a lost member). */
 export class ForestIntegrityError extends LedgerError {
+  static override readonly marker: string = 'agent-ledger.ForestIntegrityError';
   constructor(
     message: string,
     readonly ids: string[] = [],
@@ -196,6 +234,7 @@ export class ForestIntegrityError extends LedgerError {
  * error reaches the caller only when that did not help, and then the ledger holds every turn so far.
  */
 export class ContextOverflowError extends LedgerError {
+  static override readonly marker: string = 'agent-ledger.ContextOverflowError';
   constructor(
     message: string,
     readonly promptTokens: number | null = null,
@@ -208,6 +247,7 @@ export class ContextOverflowError extends LedgerError {
 
 /** The chat model could not answer (after the SDK's retries): rate limits, outages, timeouts, bad replies. */
 export class ModelError extends LedgerError {
+  static override readonly marker: string = 'agent-ledger.ModelError';
   constructor(
     message: string,
     readonly model: string,

@@ -103,7 +103,7 @@ export class CompactionScheduler {
       try {
         return await this.compactAndAnnounce(sessionId, await this.compactOptions(sessionId, trigger, instructions));
       } catch (error) {
-        if (error instanceof NothingToCompactError || error instanceof HeadConflictError) {
+        if (NothingToCompactError.isInstance(error) || HeadConflictError.isInstance(error)) {
           this.notify({ type: 'compaction-skipped', sessionId, reason: error.message });
         } else {
           this.failedAt.set(sessionId, contextTokens);

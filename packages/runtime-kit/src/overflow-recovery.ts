@@ -98,7 +98,7 @@ async function learnWindow(deps: OverflowRecoveryDeps, input: OverflowRecoveryIn
     }
     return session;
   } catch (error) {
-    if (!(error instanceof InvalidInputError)) throw error;
+    if (!(InvalidInputError.isInstance(error))) throw error;
     throw new ContextOverflowError(`${overflow.message}: ${error.message}`, overflow.promptTokens, overflow.limitTokens, {
       cause: error,
     });
@@ -118,7 +118,7 @@ async function makeRoom(
     return await scheduler.compactNow(input.sessionId, 'overflow', undefined, input.keepFromTurnId);
   } catch (error) {
     // Another writer compacted this session meanwhile: that compaction made the room; retry with it.
-    if (error instanceof HeadConflictError) return null;
+    if (HeadConflictError.isInstance(error)) return null;
     // With the learned window the context is cut to fit anyway (oldest turns first, all kept in the
     // ledger): a compaction that could not help is no reason to fail the turn.
     if (budgetAlreadyFits && LedgerError.isInstance(error)) return null;

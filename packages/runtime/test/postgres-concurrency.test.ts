@@ -283,8 +283,8 @@ describe.skipIf(!server)(TITLE, () => {
       } catch (error) {
         // A compaction that met another one (or may not move its head) writes nothing; so does one
         // with too little new since the last to shrink the context (the appenders are nearly done).
-        if (error instanceof HeadConflictError) conflicts += 1;
-        else if (!(error instanceof CompactionWouldNotShrinkError || error instanceof NothingToCompactError)) throw error;
+        if (HeadConflictError.isInstance(error)) conflicts += 1;
+        else if (!(CompactionWouldNotShrinkError.isInstance(error) || NothingToCompactError.isInstance(error))) throw error;
       }
     }
     for (const [index, outcome] of (await done).entries())

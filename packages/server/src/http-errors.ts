@@ -13,6 +13,7 @@ export interface ErrorBody {
 
 /** Codes the server itself raises (the ledgers' own codes are in @agent-ledger/core's errors). */
 export class HttpError extends LedgerError {
+  static override readonly marker: string = 'agent-ledger.HttpError';
   constructor(code: string, message: string) {
     super(code, message);
   }
@@ -56,11 +57,10 @@ export function errorBody(error: unknown): { status: ContentfulStatusCode; body:
   if (LedgerError.isInstance(error)) {
     const body: ErrorBody = { error: { code: error.code, message: error.message } };
     // A stale head says where the head is now, so the client can rebase and retry without a read.
-    if (error instanceof HeadConflictError || error.code === 'HEAD_CONFLICT') {
-      const conflict = error as HeadConflictError;
-      body.error.sessionId = conflict.sessionId;
-      body.error.expectedHeadTurnId = conflict.expected;
-      body.error.headTurnId = conflict.actual;
+    if (HeadConflictError.isInstance(error)) {
+      body.error.sessionId = error.sessionId;
+      body.error.expectedHeadTurnId = error.expected;
+      body.error.headTurnId = error.actual;
     }
     return { status: statusOf(error.code), body };
   }

@@ -160,7 +160,7 @@ export async function migratePostgres(pool: pg.Pool, options: MigratePostgresOpt
     if (options.readonly) await checkSchema(client, options);
     else await applyMigrations(client, options);
   } catch (error) {
-    if (error instanceof DatabaseNotFoundError || error instanceof StorageError) throw error;
+    if (DatabaseNotFoundError.isInstance(error) || StorageError.isInstance(error)) throw error;
     throw new StorageError(`Cannot prepare the ledger at ${options.location}: ${(error as Error).message}`, { cause: error });
   } finally {
     // Discarded rather than pooled: should the unlock above have failed, the connection would still

@@ -8,7 +8,7 @@ import { DatabaseBusyError } from '@agent-ledger/store';
 const RETRYABLE = new Set(['40001', '40P01', '55P03']);
 
 export function fromPostgresError(error: unknown): unknown {
-  if (error instanceof LedgerError || !(error instanceof Error)) return error;
+  if (LedgerError.isInstance(error) || !(error instanceof Error)) return error;
   const code = (error as Error & { code?: unknown }).code;
   if (typeof code !== 'string' || !/^[0-9A-Z]{5}$/.test(code)) {
     if (/ECONNREFUSED|ENOTFOUND|ETIMEDOUT|Connection terminated/.test(error.message))

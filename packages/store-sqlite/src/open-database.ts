@@ -46,7 +46,7 @@ function requireLedgerFile(file: string): void {
         'It is a SQLite database, but not a nexus ledger (it has no agent_sessions table).',
       );
   } catch (error) {
-    if (error instanceof DatabaseNotFoundError) throw error;
+    if (DatabaseNotFoundError.isInstance(error)) throw error;
     const hint = nativeModuleHint(error);
     if (hint) throw new StorageError(`Cannot open the ledger database at ${file}: ${(error as Error).message}${hint}`);
     throw new DatabaseNotFoundError(absolute, `It is not a SQLite database (${(error as Error).message}).`);
@@ -122,7 +122,7 @@ export function openDatabase(options: OpenDatabaseOptions): LedgerDatabase {
     };
   } catch (error) {
     sqlite.close();
-    if (error instanceof StorageError) throw error;
+    if (StorageError.isInstance(error)) throw error;
     throw new StorageError(`Cannot prepare the ledger database at ${options.path}: ${(error as Error).message}`, {
       cause: error,
     });

@@ -6,7 +6,9 @@ import type { EventRecord, EventTail } from './event-store.ts';
 
 /** Another writer held the database past the engine's wait (a lock timeout, a deadlock): retry. */
 export class DatabaseBusyError extends StorageError {
+  static override readonly marker: string = 'agent-ledger.DatabaseBusyError';
   override readonly code = 'DATABASE_BUSY';
+  override readonly isRetryable = true;
 }
 
 /** Refuses a record `seal` made that does not carry the event's key or does not continue the tail. */
@@ -25,6 +27,7 @@ export function checkSealed(record: EventRecord, channel: string, externalId: st
  * so an application installs only the one it uses).
  */
 export class StoreEngineMissingError extends LedgerError {
+  static override readonly marker: string = 'agent-ledger.StoreEngineMissingError';
   constructor(
     readonly engine: 'sqlite' | 'postgres',
     readonly packageName: string,

@@ -107,7 +107,7 @@ export async function buildHybridContext(
 
 /** buildContext's refusal of a budget too small for the smallest valid context (assemble-context.ts). */
 function isBudgetTooSmall(error: unknown): boolean {
-  return error instanceof InvalidInputError && error.field === 'budgetTokens';
+  return InvalidInputError.isInstance(error) && error.field === 'budgetTokens';
 }
 
 /**

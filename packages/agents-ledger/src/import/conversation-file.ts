@@ -76,7 +76,7 @@ export function validateConversation(value: unknown, origin = 'conversation'): C
     try {
       blocks = importableContent(item.content, item.role as 'user' | 'assistant');
     } catch (error) {
-      if (!(error instanceof InvalidInputError)) throw error;
+      if (!InvalidInputError.isInstance(error)) throw error;
       fail(`${where}.${error.message}`, where);
     }
     if (blocks) {
