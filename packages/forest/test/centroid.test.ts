@@ -39,13 +39,13 @@ describe('centroids as term-ordered arrays', () => {
             weightedCentroid(keepHeaviestTerms(left, limit), leftSize, keepHeaviestTerms(right, limit), rightSize),
             limit,
           );
-          const merged = mergeCentroids(
-            centroidOf(left, limit, dictionary),
+          const merged = mergeCentroids({
+            left: centroidOf(left, limit, dictionary),
             leftSize,
-            centroidOf(right, limit, dictionary),
+            right: centroidOf(right, limit, dictionary),
             rightSize,
             limit,
-          );
+          });
           expect(centroidEntries(merged)).toEqual([...expected]);
           expect(Array.from(merged.ids.subarray(0, merged.terms.length), (id, index) => [id, merged.terms[index]])).toEqual(
             merged.terms.map((term) => [dictionary.id(term), term]),

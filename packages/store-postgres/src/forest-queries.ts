@@ -1,19 +1,21 @@
-// The union-find forest on PostgreSQL: forest_states, forest_nodes, forest_clusters, the lineages
-// and document frequencies that let one compaction's statistics be read without its chain
+// The compactions' topic forests on PostgreSQL: forest_states, forest_nodes, forest_clusters, the
+// lineages and document frequencies that let one compaction's statistics be read without its chain
 // (forest_lineages, forest_terms), and topic_drops. Every table is write-once (triggers). The
 // semantics are sqlite/forest-queries.ts's; a forest's rows go in a few array-bound statements.
+// Which compactions must have a forest is the strategies' business: forest-integrity-queries.ts.
 
 import { ForestIntegrityError } from '@agent-ledger/core';
 import type {
   DocumentFrequencies,
   ForestClusterRecord,
-  ForestIntegrityFinding,
   ForestNodeRecord,
   ForestStateRecord,
   ForestStore,
   ForestWrite,
+  TopicDropRecord,
   TopicDropRow,
 } from '@agent-ledger/store';
+import { forestIntegrityFindings } from './forest-integrity-queries.ts';
 import type { PgExecutor } from './pg-executor.ts';
 
 const STATE_COLUMNS =
@@ -85,10 +87,10 @@ interface LineageRow {
   tip: number;
 }
 
-async function insertClusters(executor: PgExecutor, compactionId: string, clusters: readonly ForestClusterRecord[]) {
+async function insertClusters(db: PgExecutor, compactionId: string, clusters: readonly ForestClusterRecord[]) {
   if (clusters.length === 0) return;
   const column = <T>(pick: (cluster: ForestClusterRecord) => T) => clusters.map(pick);
-  await executor.execute(INSERT_CLUSTERS, [
+  await db.execute(INSERT_CLUSTERS, [
     compactionId,
     column((c) => c.rootId),
     column((c) => c.position),
@@ -110,178 +112,160 @@ async function insertClusters(executor: PgExecutor, compactionId: string, cluste
   ]);
 }
 
-export function forestQueries(executor: PgExecutor): ForestStore {
-  const lineageOf = async (ex: PgExecutor, compactionId: string) => (await ex.query<LineageRow>(LINEAGE_OF, [compactionId]))[0];
+async function lineageOf(db: PgExecutor, compactionId: string): Promise<LineageRow | undefined> {
+  return (await db.query<LineageRow>(LINEAGE_OF, [compactionId]))[0];
+}
 
-  return {
-    async writeForest(write: ForestWrite): Promise<void> {
-      const { state } = write;
-      await executor.atomically(async (ex) => {
-        await ex.execute(INSERT_STATE, [
-          state.compactionId,
-          state.sessionId,
-          state.previousCompactionId,
-          state.seedCompactionId,
-          JSON.stringify(state.config),
-          state.clock,
-          state.documentCount,
-          JSON.stringify(state.changedTerms),
-        ]);
-        // A forest continues its previous one's lineage when both belong to one session and the
-        // previous one is still the lineage's newest; otherwise (a fork's first forest, a fresh one)
-        // it starts a lineage of its own, pointing at the forest it continues.
-        let lineage = { lineageId: state.compactionId, lineageParentId: state.previousCompactionId, sequence: 0 };
-        if (state.previousCompactionId !== null) {
-          const previous = await lineageOf(ex, state.previousCompactionId);
-          if (!previous) {
-            throw new ForestIntegrityError(
-              `Compaction ${state.compactionId} continues the forest of ${state.previousCompactionId}, which has none stored.`,
-              [state.compactionId, state.previousCompactionId],
-            );
-          }
-          if (previous.sessionId === state.sessionId && previous.sequence === previous.tip) {
-            lineage = {
-              lineageId: previous.lineageId,
-              lineageParentId: previous.lineageParentId,
-              sequence: previous.sequence + 1,
-            };
-          }
-        }
-        await ex.execute(INSERT_LINEAGE, [state.compactionId, lineage.lineageId, lineage.lineageParentId, lineage.sequence]);
-        const changed = Object.entries(state.changedTerms);
-        if (changed.length > 0) {
-          await ex.execute(INSERT_TERMS, [
-            lineage.lineageId,
-            lineage.sequence,
-            changed.map(([term]) => term),
-            changed.map(([, frequency]) => frequency),
-          ]);
-        }
-        if (write.nodes.length > 0) {
-          await ex.execute(INSERT_NODES, [
-            state.compactionId,
-            write.nodes.map((node) => node.nodeId),
-            write.nodes.map((node) => node.parentId),
-            write.nodes.map((node) => node.kind),
-          ]);
-        }
-        await insertClusters(ex, state.compactionId, write.clusters);
-      });
-    },
+/**
+ * A forest continues its previous one's lineage when both belong to one session and the previous
+ * one is still the lineage's newest; otherwise (a fork's first forest, a fresh one) it starts a
+ * lineage of its own, pointing at the forest it continues.
+ */
+async function lineageFor(
+  db: PgExecutor,
+  state: ForestStateRecord,
+): Promise<{ lineageId: string; lineageParentId: string | null; sequence: number }> {
+  const fresh = { lineageId: state.compactionId, lineageParentId: state.previousCompactionId, sequence: 0 };
+  if (state.previousCompactionId === null) return fresh;
+  const previous = await lineageOf(db, state.previousCompactionId);
+  if (!previous) {
+    throw new ForestIntegrityError(
+      `Compaction ${state.compactionId} continues the forest of ${state.previousCompactionId}, which has none stored.`,
+      [state.compactionId, state.previousCompactionId],
+    );
+  }
+  if (previous.sessionId !== state.sessionId || previous.sequence !== previous.tip) return fresh;
+  return { lineageId: previous.lineageId, lineageParentId: previous.lineageParentId, sequence: previous.sequence + 1 };
+}
 
-    async getForestState(compactionId: string): Promise<ForestStateRecord | undefined> {
-      // jsonb (config, changed terms) comes back parsed.
-      const [row] = await executor.query<ForestStateRecord>(
-        `SELECT ${STATE_COLUMNS} FROM forest_states WHERE compaction_id = $1`,
-        [compactionId],
-      );
-      return row;
-    },
-
-    async forestNodes(compactionId: string): Promise<ForestNodeRecord[]> {
-      return executor.query<ForestNodeRecord>(
-        'SELECT node_id AS "nodeId", parent_id AS "parentId", kind FROM forest_nodes WHERE compaction_id = $1 ORDER BY position',
-        [compactionId],
-      );
-    },
-
-    async forestClusters(compactionId: string): Promise<ForestClusterRecord[]> {
-      return executor.query<ForestClusterRecord>(
-        `SELECT ${CLUSTER_COLUMNS} FROM forest_clusters WHERE compaction_id = $1 ORDER BY position`,
-        [compactionId],
-      );
-    },
-
-    async documentFrequencies(compactionId: string, terms: readonly string[]): Promise<DocumentFrequencies | undefined> {
-      const lineage = await lineageOf(executor, compactionId);
-      if (!lineage) return undefined;
-      const result: DocumentFrequencies = { documentCount: lineage.documentCount, frequencies: new Map() };
-      const asked = [...new Set(terms)];
-      if (asked.length === 0) return result;
-      const rows = await executor.query<{ term: string; documentFrequency: number }>(TERMS_AT, [compactionId, asked]);
-      // In the order asked, as the SQLite engine gives them.
-      const found = new Map(rows.map((row) => [row.term, row.documentFrequency]));
-      for (const term of asked) {
-        const frequency = found.get(term);
-        if (frequency !== undefined) result.frequencies.set(term, frequency);
-      }
-      return result;
-    },
-
-    async recordTopicDrop(drop): Promise<void> {
-      await executor.execute('INSERT INTO topic_drops (session_id, cluster_id, dropped, at) VALUES ($1, $2, $3, $4)', [
-        drop.sessionId,
-        drop.clusterId,
-        drop.dropped,
-        drop.at,
+async function writeForest(db: PgExecutor, write: ForestWrite): Promise<void> {
+  const { state } = write;
+  await db.atomically(async (transaction) => {
+    await transaction.execute(INSERT_STATE, [
+      state.compactionId,
+      state.sessionId,
+      state.previousCompactionId,
+      state.seedCompactionId,
+      JSON.stringify(state.config),
+      state.clock,
+      state.documentCount,
+      JSON.stringify(state.changedTerms),
+    ]);
+    const lineage = await lineageFor(transaction, state);
+    await transaction.execute(INSERT_LINEAGE, [state.compactionId, lineage.lineageId, lineage.lineageParentId, lineage.sequence]);
+    const changed = Object.entries(state.changedTerms);
+    if (changed.length > 0) {
+      await transaction.execute(INSERT_TERMS, [
+        lineage.lineageId,
+        lineage.sequence,
+        changed.map(([term]) => term),
+        changed.map(([, frequency]) => frequency),
       ]);
-    },
+    }
+    if (write.nodes.length > 0) {
+      await transaction.execute(INSERT_NODES, [
+        state.compactionId,
+        write.nodes.map((node) => node.nodeId),
+        write.nodes.map((node) => node.parentId),
+        write.nodes.map((node) => node.kind),
+      ]);
+    }
+    await insertClusters(transaction, state.compactionId, write.clusters);
+  });
+}
 
-    async droppedTopics(sessionId: string): Promise<string[]> {
-      // The newest row of each topic decides; topics in the order they were first dropped or restored.
-      const rows = await executor.query<{ clusterId: string; dropped: boolean }>(
-        `SELECT cluster_id AS "clusterId", (array_agg(dropped ORDER BY id DESC))[1] AS dropped
-         FROM topic_drops WHERE session_id = $1 GROUP BY cluster_id ORDER BY MIN(id)`,
-        [sessionId],
-      );
-      return rows.filter((row) => row.dropped).map((row) => row.clusterId);
-    },
+async function getForestState(db: PgExecutor, compactionId: string): Promise<ForestStateRecord | undefined> {
+  // jsonb (config, changed terms) comes back parsed.
+  const [row] = await db.query<ForestStateRecord>(`SELECT ${STATE_COLUMNS} FROM forest_states WHERE compaction_id = $1`, [
+    compactionId,
+  ]);
+  return row;
+}
 
-    topicDropPage: ({ afterPosition, limit }): Promise<TopicDropRow[]> =>
-      executor.query<TopicDropRow>(
-        'SELECT id::float8 AS position, session_id AS "sessionId", cluster_id AS "clusterId", dropped, at::float8 AS at ' +
-          'FROM topic_drops WHERE id > $1 ORDER BY id LIMIT $2',
-        [afterPosition ?? -1, limit],
-      ),
+function forestNodes(db: PgExecutor, compactionId: string): Promise<ForestNodeRecord[]> {
+  return db.query<ForestNodeRecord>(
+    'SELECT node_id AS "nodeId", parent_id AS "parentId", kind FROM forest_nodes WHERE compaction_id = $1 ORDER BY position',
+    [compactionId],
+  );
+}
 
-    async forestIntegrityFindings(): Promise<ForestIntegrityFinding[]> {
-      const findings: ForestIntegrityFinding[] = [];
-      const rows = (sql: string) => executor.query<{ compactionId: string; nodeId?: string }>(sql);
-      for (const row of await rows(
-        `SELECT f.compaction_id AS "compactionId" FROM forest_states f LEFT JOIN agent_turns c ON c.id = f.compaction_id
-         WHERE c.id IS NULL OR c.turn_type <> 'compaction' OR c.strategy IS DISTINCT FROM 'union-find' ORDER BY f.compaction_id`,
-      )) {
-        findings.push({ code: 'FOREST_WITHOUT_COMPACTION', compactionId: row.compactionId, nodeId: null });
-      }
-      for (const row of await rows(
-        `SELECT c.id AS "compactionId" FROM agent_turns c LEFT JOIN forest_states f ON f.compaction_id = c.id
-         WHERE c.turn_type = 'compaction' AND c.strategy = 'union-find' AND f.compaction_id IS NULL ORDER BY c.id`,
-      )) {
-        findings.push({ code: 'FOREST_MISSING', compactionId: row.compactionId, nodeId: null });
-      }
-      for (const row of await rows(
-        `SELECT compaction_id AS "compactionId", node_id AS "nodeId" FROM forest_nodes
-         WHERE node_id = compaction_id OR parent_id = compaction_id ORDER BY compaction_id, position`,
-      )) {
-        findings.push({ code: 'SELF_COMPACTION', compactionId: row.compactionId, nodeId: row.nodeId ?? null });
-      }
-      const nodes = await executor.query<{ compactionId: string; nodeId: string; missing: boolean }>(
-        `SELECT n.compaction_id AS "compactionId", n.node_id AS "nodeId", (t.id IS NULL OR p.id IS NULL) AS missing
-         FROM forest_nodes n JOIN agent_turns c ON c.id = n.compaction_id
-         LEFT JOIN agent_turns t ON t.id = n.node_id LEFT JOIN agent_turns p ON p.id = n.parent_id
-         WHERE t.id IS NULL OR p.id IS NULL
-            -- A folded-in flat compaction (the seed) may sit after the cut: it only has to come before.
-            OR (t.turn_type = 'normal' AND t.depth > c.summarized_through_depth)
-            OR (t.turn_type = 'compaction' AND t.depth >= c.depth)
-         ORDER BY n.compaction_id, n.position`,
-      );
-      for (const row of nodes) {
-        findings.push({
-          code: row.missing ? 'UNRESOLVED_ID' : 'NODE_NOT_COVERED',
-          compactionId: row.compactionId,
-          nodeId: row.nodeId,
-        });
-      }
-      return findings;
-    },
+function forestClusters(db: PgExecutor, compactionId: string): Promise<ForestClusterRecord[]> {
+  return db.query<ForestClusterRecord>(
+    `SELECT ${CLUSTER_COLUMNS} FROM forest_clusters WHERE compaction_id = $1 ORDER BY position`,
+    [compactionId],
+  );
+}
 
-    async currentForestCompactions(): Promise<Array<{ compactionId: string; metadata: unknown }>> {
-      return executor.query<{ compactionId: string; metadata: unknown }>(
-        `SELECT DISTINCT ON (c.id) c.id AS "compactionId", c.metadata
-         FROM agent_sessions s JOIN agent_turns h ON h.id = s.head_turn_id
-         JOIN agent_turns c ON c.id = h.latest_compaction_id JOIN forest_states f ON f.compaction_id = c.id
-         ORDER BY c.id`,
-      );
-    },
+async function documentFrequencies(
+  db: PgExecutor,
+  compactionId: string,
+  terms: readonly string[],
+): Promise<DocumentFrequencies | undefined> {
+  const lineage = await lineageOf(db, compactionId);
+  if (!lineage) return undefined;
+  const result: DocumentFrequencies = { documentCount: lineage.documentCount, frequencies: new Map() };
+  const asked = [...new Set(terms)];
+  if (asked.length === 0) return result;
+  const rows = await db.query<{ term: string; documentFrequency: number }>(TERMS_AT, [compactionId, asked]);
+  // In the order asked, as the SQLite engine gives them.
+  const found = new Map(rows.map((row) => [row.term, row.documentFrequency]));
+  for (const term of asked) {
+    const frequency = found.get(term);
+    if (frequency !== undefined) result.frequencies.set(term, frequency);
+  }
+  return result;
+}
+
+async function recordTopicDrop(db: PgExecutor, drop: TopicDropRecord): Promise<void> {
+  await db.execute('INSERT INTO topic_drops (session_id, cluster_id, dropped, at) VALUES ($1, $2, $3, $4)', [
+    drop.sessionId,
+    drop.clusterId,
+    drop.dropped,
+    drop.at,
+  ]);
+}
+
+async function droppedTopics(db: PgExecutor, sessionId: string): Promise<string[]> {
+  // The newest row of each topic decides; topics in the order they were first dropped or restored.
+  const rows = await db.query<{ clusterId: string; dropped: boolean }>(
+    `SELECT cluster_id AS "clusterId", (array_agg(dropped ORDER BY id DESC))[1] AS dropped
+     FROM topic_drops WHERE session_id = $1 GROUP BY cluster_id ORDER BY MIN(id)`,
+    [sessionId],
+  );
+  return rows.filter((row) => row.dropped).map((row) => row.clusterId);
+}
+
+function topicDropPage(
+  db: PgExecutor,
+  { afterPosition, limit }: { afterPosition?: number; limit: number },
+): Promise<TopicDropRow[]> {
+  return db.query<TopicDropRow>(
+    'SELECT id::float8 AS position, session_id AS "sessionId", cluster_id AS "clusterId", dropped, at::float8 AS at ' +
+      'FROM topic_drops WHERE id > $1 ORDER BY id LIMIT $2',
+    [afterPosition ?? -1, limit],
+  );
+}
+
+function currentForestCompactions(db: PgExecutor): Promise<Array<{ compactionId: string; metadata: unknown }>> {
+  return db.query<{ compactionId: string; metadata: unknown }>(
+    `SELECT DISTINCT ON (c.id) c.id AS "compactionId", c.metadata
+     FROM agent_sessions s JOIN agent_turns h ON h.id = s.head_turn_id
+     JOIN agent_turns c ON c.id = h.latest_compaction_id JOIN forest_states f ON f.compaction_id = c.id
+     ORDER BY c.id`,
+  );
+}
+
+export function forestQueries(db: PgExecutor): ForestStore {
+  return {
+    writeForest: (write) => writeForest(db, write),
+    getForestState: (compactionId) => getForestState(db, compactionId),
+    forestNodes: (compactionId) => forestNodes(db, compactionId),
+    forestClusters: (compactionId) => forestClusters(db, compactionId),
+    documentFrequencies: (compactionId, terms) => documentFrequencies(db, compactionId, terms),
+    recordTopicDrop: (drop) => recordTopicDrop(db, drop),
+    droppedTopics: (sessionId) => droppedTopics(db, sessionId),
+    topicDropPage: (page) => topicDropPage(db, page),
+    forestIntegrityFindings: (options) => forestIntegrityFindings(db, options),
+    currentForestCompactions: () => currentForestCompactions(db),
   };
 }

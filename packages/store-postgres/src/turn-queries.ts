@@ -7,7 +7,11 @@
 
 import type {
   AppendOutcome,
+  AppendToSession,
+  ChainPageQuery,
+  CoveringCompactionQuery,
   SessionRecord,
+  SessionSettingsUpdate,
   SessionStore,
   StoredTurn,
   TurnEventLink,
@@ -113,137 +117,168 @@ function groupLinks(rows: readonly TurnEventLink[]): Map<string, string[]> {
   return links;
 }
 
-export function turnQueries(executor: PgExecutor): SessionStore & TurnStore {
-  // Inside store.transaction a session read is locked until the transaction ends (as SQLite's one
-  // writer holds it), so a read-modify-write of a session (settings, a compaction planned on its
-  // head) cannot interleave with another. NO KEY: turns referencing the session still insert.
-  const sessionLock = executor.inTransaction ? ' FOR NO KEY UPDATE' : '';
-  const getSession = async (sessionId: string) => {
-    const [row] = await executor.query<SessionRecord>(
-      `SELECT ${SESSION_COLUMNS} FROM agent_sessions WHERE id = $1${sessionLock}`,
-      [sessionId],
+// Inside store.transaction a session read is locked until the transaction ends (as SQLite's one
+// writer holds it), so a read-modify-write of a session (settings, a compaction planned on its
+// head) cannot interleave with another. NO KEY: turns referencing the session still insert.
+async function getSession(db: PgExecutor, sessionId: string): Promise<SessionRecord | undefined> {
+  const sessionLock = db.inTransaction ? ' FOR NO KEY UPDATE' : '';
+  const [row] = await db.query<SessionRecord>(`SELECT ${SESSION_COLUMNS} FROM agent_sessions WHERE id = $1${sessionLock}`, [
+    sessionId,
+  ]);
+  return row ? decodeSession(row) : undefined;
+}
+
+async function listSessions(db: PgExecutor, { limit, offset }: { limit: number; offset: number }): Promise<SessionRecord[]> {
+  const rows = await db.query<SessionRecord>(
+    `SELECT ${SESSION_COLUMNS} FROM agent_sessions ORDER BY created_at DESC, id COLLATE "C" ASC LIMIT $1 OFFSET $2`,
+    [limit, offset],
+  );
+  return rows.map(decodeSession);
+}
+
+async function childSessions(db: PgExecutor, sessionId: string): Promise<SessionRecord[]> {
+  const rows = await db.query<SessionRecord>(
+    `SELECT ${SESSION_COLUMNS} FROM agent_sessions WHERE parent_session_id = $1 ORDER BY created_at ASC, id COLLATE "C" ASC`,
+    [sessionId],
+  );
+  return rows.map(decodeSession);
+}
+
+async function insertSession(db: PgExecutor, session: SessionRecord): Promise<void> {
+  await db.execute(INSERT_SESSION, [
+    session.id,
+    session.label,
+    session.headTurnId,
+    session.parentSessionId,
+    session.forkedFromTurnId,
+    session.rebuildFromRaw,
+    session.ignoreCompactionsThroughDepth,
+    session.contextWindow,
+    session.reserveTokens,
+    session.keepRecentTokens,
+    session.compactionStrategy,
+    jsonOrNull(session.calibration),
+    session.createdAt,
+  ]);
+}
+
+async function updateSessionSettings(
+  db: PgExecutor,
+  sessionId: string,
+  update: SessionSettingsUpdate,
+): Promise<SessionRecord | undefined> {
+  const [row] = await db.query<SessionRecord>(
+    'UPDATE agent_sessions SET context_window = $1, reserve_tokens = $2, keep_recent_tokens = $3, calibration = $4::jsonb ' +
+      `WHERE id = $5 RETURNING ${SESSION_COLUMNS}`,
+    [update.contextWindow, update.reserveTokens, update.keepRecentTokens, jsonOrNull(update.calibration), sessionId],
+  );
+  return row ? decodeSession(row) : undefined;
+}
+
+async function turnsWhere(db: PgExecutor, condition: string, parameters: readonly unknown[]): Promise<StoredTurn[]> {
+  return (await db.query<TurnRow>(`SELECT ${TURN_COLUMNS} FROM agent_turns t WHERE ${condition}`, parameters)).map(decodeTurn);
+}
+
+async function getTurn(db: PgExecutor, turnId: string): Promise<StoredTurn | undefined> {
+  const [turn] = await turnsWhere(db, 't.id = $1', [turnId]);
+  return turn;
+}
+
+async function getTurns(db: PgExecutor, turnIds: readonly string[]): Promise<Map<string, StoredTurn>> {
+  const found = new Map<string, StoredTurn>();
+  if (turnIds.length === 0) return found;
+  for (const turn of await turnsWhere(db, 't.id = ANY($1::text[])', [[...new Set(turnIds)]])) found.set(turn.id, turn);
+  return found;
+}
+
+function chainPage(db: PgExecutor, { sessionId, fromDepth, toDepth, newestFirst, limit }: ChainPageQuery): Promise<StoredTurn[]> {
+  // LIMIT NULL is no limit.
+  return turnsWhere(
+    db,
+    `t.session_id = $1 AND t.depth BETWEEN $2 AND $3 ORDER BY t.depth ${newestFirst ? 'DESC' : 'ASC'} LIMIT $4`,
+    [sessionId, fromDepth, toDepth, limit ?? null],
+  );
+}
+
+async function appendToSession(db: PgExecutor, append: AppendToSession): Promise<AppendOutcome> {
+  const last = append.turns.at(-1);
+  if (!last) return { written: true };
+  return db.atomically(async (transaction) => {
+    // The compare-and-set first: it takes the session's row lock, so a concurrent append planned
+    // on the same head waits here, then re-reads the row and finds the head moved (0 rows).
+    const moved = await transaction.execute(MOVE_HEAD, [last.id, append.sessionId, append.expectedHeadTurnId]);
+    if (moved === 0) {
+      const [current] = await transaction.query<{ headTurnId: string | null }>(
+        'SELECT head_turn_id AS "headTurnId" FROM agent_sessions WHERE id = $1',
+        [append.sessionId],
+      );
+      return { written: false, actualHeadTurnId: current?.headTurnId ?? null };
+    }
+    await transaction.execute(
+      INSERT_TURNS,
+      TURN_INSERT.map(([, , value]) => append.turns.map(value)),
     );
-    return row ? decodeSession(row) : undefined;
-  };
-  const turnsWhere = async (condition: string, parameters: readonly unknown[]) =>
-    (await executor.query<TurnRow>(`SELECT ${TURN_COLUMNS} FROM agent_turns t WHERE ${condition}`, parameters)).map(decodeTurn);
+    const links = append.eventLinks ?? [];
+    if (links.length > 0)
+      await transaction.execute(INSERT_LINKS, [links.map((link) => link.turnId), links.map((link) => link.eventId)]);
+    return { written: true };
+  });
+}
 
+async function compactionCovering(
+  db: PgExecutor,
+  { sessionId, depth, maxDepth, aboveDepth }: CoveringCompactionQuery,
+): Promise<StoredTurn | undefined> {
+  const [turn] = await turnsWhere(
+    db,
+    "t.session_id = $1 AND t.turn_type = 'compaction' AND t.summarized_through_depth >= $2 AND t.covers_from_depth <= $2 " +
+      'AND t.depth <= $3::bigint AND t.depth > $4::bigint ORDER BY t.summarized_through_depth ASC LIMIT 1',
+    [sessionId, depth, maxDepth, aboveDepth],
+  );
+  return turn;
+}
+
+async function eventIdsByTurn(db: PgExecutor, turnIds: readonly string[]): Promise<Map<string, string[]>> {
+  if (turnIds.length === 0) return new Map();
+  const rows = await db.query<TurnEventLink>(
+    'SELECT turn_id AS "turnId", event_id AS "eventId" FROM turn_events WHERE turn_id = ANY($1::text[]) ' +
+      'ORDER BY turn_id, event_id COLLATE "C"',
+    [[...new Set(turnIds)]],
+  );
+  return groupLinks(rows);
+}
+
+async function turnsCitingEvent(db: PgExecutor, eventId: string): Promise<string[]> {
+  const rows = await db.query<{ turnId: string }>(
+    'SELECT l.turn_id AS "turnId" FROM turn_events l JOIN agent_turns t ON t.id = l.turn_id WHERE l.event_id = $1 ' +
+      'ORDER BY t.timestamp, t.id COLLATE "C"',
+    [eventId],
+  );
+  return rows.map((row) => row.turnId);
+}
+
+async function missingEventIds(db: PgExecutor, eventIds: readonly string[]): Promise<string[]> {
+  if (eventIds.length === 0) return [];
+  const rows = await db.query<{ id: string }>('SELECT id FROM events WHERE id = ANY($1::text[])', [[...new Set(eventIds)]]);
+  const found = new Set(rows.map((row) => row.id));
+  return eventIds.filter((id) => !found.has(id));
+}
+
+export function turnQueries(db: PgExecutor): SessionStore & TurnStore {
   return {
-    getSession,
-    async listSessions({ limit, offset }) {
-      const rows = await executor.query<SessionRecord>(
-        `SELECT ${SESSION_COLUMNS} FROM agent_sessions ORDER BY created_at DESC, id COLLATE "C" ASC LIMIT $1 OFFSET $2`,
-        [limit, offset],
-      );
-      return rows.map(decodeSession);
-    },
-    async childSessions(sessionId) {
-      const rows = await executor.query<SessionRecord>(
-        `SELECT ${SESSION_COLUMNS} FROM agent_sessions WHERE parent_session_id = $1 ORDER BY created_at ASC, id COLLATE "C" ASC`,
-        [sessionId],
-      );
-      return rows.map(decodeSession);
-    },
-    async insertSession(session) {
-      await executor.execute(INSERT_SESSION, [
-        session.id,
-        session.label,
-        session.headTurnId,
-        session.parentSessionId,
-        session.forkedFromTurnId,
-        session.rebuildFromRaw,
-        session.ignoreCompactionsThroughDepth,
-        session.contextWindow,
-        session.reserveTokens,
-        session.keepRecentTokens,
-        session.compactionStrategy,
-        jsonOrNull(session.calibration),
-        session.createdAt,
-      ]);
-    },
-    async updateSessionSettings(sessionId, update) {
-      const [row] = await executor.query<SessionRecord>(
-        'UPDATE agent_sessions SET context_window = $1, reserve_tokens = $2, keep_recent_tokens = $3, calibration = $4::jsonb ' +
-          `WHERE id = $5 RETURNING ${SESSION_COLUMNS}`,
-        [update.contextWindow, update.reserveTokens, update.keepRecentTokens, jsonOrNull(update.calibration), sessionId],
-      );
-      return row ? decodeSession(row) : undefined;
-    },
-
-    async getTurn(turnId) {
-      const [turn] = await turnsWhere('t.id = $1', [turnId]);
-      return turn;
-    },
-    async getTurns(turnIds) {
-      const found = new Map<string, StoredTurn>();
-      if (turnIds.length === 0) return found;
-      for (const turn of await turnsWhere('t.id = ANY($1::text[])', [[...new Set(turnIds)]])) found.set(turn.id, turn);
-      return found;
-    },
-    async chainPage({ sessionId, fromDepth, toDepth, newestFirst, limit }) {
-      // LIMIT NULL is no limit.
-      return turnsWhere(
-        `t.session_id = $1 AND t.depth BETWEEN $2 AND $3 ORDER BY t.depth ${newestFirst ? 'DESC' : 'ASC'} LIMIT $4`,
-        [sessionId, fromDepth, toDepth, limit ?? null],
-      );
-    },
-    async appendToSession(append): Promise<AppendOutcome> {
-      const last = append.turns.at(-1);
-      if (!last) return { written: true };
-      return executor.atomically(async (transaction) => {
-        // The compare-and-set first: it takes the session's row lock, so a concurrent append planned
-        // on the same head waits here, then re-reads the row and finds the head moved (0 rows).
-        const moved = await transaction.execute(MOVE_HEAD, [last.id, append.sessionId, append.expectedHeadTurnId]);
-        if (moved === 0) {
-          const [current] = await transaction.query<{ headTurnId: string | null }>(
-            'SELECT head_turn_id AS "headTurnId" FROM agent_sessions WHERE id = $1',
-            [append.sessionId],
-          );
-          return { written: false, actualHeadTurnId: current?.headTurnId ?? null };
-        }
-        await transaction.execute(
-          INSERT_TURNS,
-          TURN_INSERT.map(([, , value]) => append.turns.map(value)),
-        );
-        const links = append.eventLinks ?? [];
-        if (links.length > 0)
-          await transaction.execute(INSERT_LINKS, [links.map((link) => link.turnId), links.map((link) => link.eventId)]);
-        return { written: true };
-      });
-    },
-    compactionsFolding: (compactionId) => turnsWhere('t.previous_compaction_id = $1 ORDER BY t.depth', [compactionId]),
-    async compactionCovering({ sessionId, depth, maxDepth, aboveDepth }) {
-      const [turn] = await turnsWhere(
-        "t.session_id = $1 AND t.turn_type = 'compaction' AND t.summarized_through_depth >= $2 AND t.covers_from_depth <= $2 " +
-          'AND t.depth <= $3::bigint AND t.depth > $4::bigint ORDER BY t.summarized_through_depth ASC LIMIT 1',
-        [sessionId, depth, maxDepth, aboveDepth],
-      );
-      return turn;
-    },
-    async eventIdsByTurn(turnIds) {
-      if (turnIds.length === 0) return new Map();
-      const rows = await executor.query<TurnEventLink>(
-        'SELECT turn_id AS "turnId", event_id AS "eventId" FROM turn_events WHERE turn_id = ANY($1::text[]) ' +
-          'ORDER BY turn_id, event_id COLLATE "C"',
-        [[...new Set(turnIds)]],
-      );
-      return groupLinks(rows);
-    },
-    async turnsCitingEvent(eventId) {
-      const rows = await executor.query<{ turnId: string }>(
-        'SELECT l.turn_id AS "turnId" FROM turn_events l JOIN agent_turns t ON t.id = l.turn_id WHERE l.event_id = $1 ' +
-          'ORDER BY t.timestamp, t.id COLLATE "C"',
-        [eventId],
-      );
-      return rows.map((row) => row.turnId);
-    },
-    async missingEventIds(eventIds) {
-      if (eventIds.length === 0) return [];
-      const rows = await executor.query<{ id: string }>('SELECT id FROM events WHERE id = ANY($1::text[])', [
-        [...new Set(eventIds)],
-      ]);
-      const found = new Set(rows.map((row) => row.id));
-      return eventIds.filter((id) => !found.has(id));
-    },
+    getSession: (sessionId) => getSession(db, sessionId),
+    listSessions: (page) => listSessions(db, page),
+    childSessions: (sessionId) => childSessions(db, sessionId),
+    insertSession: (session) => insertSession(db, session),
+    updateSessionSettings: (sessionId, update) => updateSessionSettings(db, sessionId, update),
+    getTurn: (turnId) => getTurn(db, turnId),
+    getTurns: (turnIds) => getTurns(db, turnIds),
+    chainPage: (query) => chainPage(db, query),
+    appendToSession: (append) => appendToSession(db, append),
+    compactionsFolding: (compactionId) => turnsWhere(db, 't.previous_compaction_id = $1 ORDER BY t.depth', [compactionId]),
+    compactionCovering: (query) => compactionCovering(db, query),
+    eventIdsByTurn: (turnIds) => eventIdsByTurn(db, turnIds),
+    turnsCitingEvent: (eventId) => turnsCitingEvent(db, eventId),
+    missingEventIds: (eventIds) => missingEventIds(db, eventIds),
   };
 }

@@ -1,5 +1,5 @@
-// SearchStore's engine-neutral inputs as SQLite FTS5: MATCH expressions, keyset cursors over
-// (bm25, rowid), and what an FTS5 error in an advanced query means.
+// SearchStore's engine-neutral inputs as SQLite FTS5: MATCH expressions (and which one a search
+// uses), keyset cursors over (bm25, rowid), and what an FTS5 error in an advanced query means.
 
 import { invalidCursorError, SearchSyntaxError } from '@agent-ledger/core';
 import type { SearchMatch } from '@agent-ledger/store';
@@ -58,4 +58,10 @@ export function withSearchErrors<T>(match: SearchMatch, work: () => T): T {
       throw new SearchSyntaxError(match.advanced, error.message);
     throw error;
   }
+}
+
+/** The expression a search uses: the first that finds something under the filters, else the last. */
+export function chooseExpression(match: SearchMatch, found: (expression: string) => boolean): string | undefined {
+  const expressions = matchExpressions(match);
+  return expressions.find((candidate, index) => index === expressions.length - 1 || found(candidate));
 }

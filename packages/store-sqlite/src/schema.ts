@@ -154,7 +154,7 @@ export const turnEvents = sqliteTable(
 );
 
 /**
- * The union-find forest as of a union-find compaction turn. Rows are written once, with the
+ * A compaction's forest, as of that compaction turn. Rows are written once, with the
  * compaction, and never changed: a forest is the chain of these rows through `previous_compaction_id`,
  * so a fork that compacts writes its own rows and the source session's forest is untouched.
  */
@@ -165,9 +165,9 @@ export const forestStates = sqliteTable('forest_states', {
   sessionId: text('session_id')
     .notNull()
     .references(() => agentSessions.id),
-  /** The union-find compaction whose forest this one continues; null: a fresh forest. */
+  /** The compaction whose forest this one continues; null: a fresh forest. */
   previousCompactionId: text('previous_compaction_id').references((): AnySQLiteColumn => forestStates.compactionId),
-  /** A flat compaction whose summary entered this forest as its first node, if any. */
+  /** A compaction without a forest of its own whose summary entered this forest as its first node, if any. */
   seedCompactionId: text('seed_compaction_id').references(() => agentTurns.id),
   config: text('config', { mode: 'json' }).notNull(),
   clock: integer('clock').notNull(),

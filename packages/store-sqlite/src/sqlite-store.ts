@@ -14,6 +14,7 @@ import { maintenanceQueries } from './maintenance-queries.ts';
 import { openDatabase } from './open-database.ts';
 import type { OpenSqliteStoreOptions } from './open-options.ts';
 import { searchQueries } from './search-queries.ts';
+import { sessionQueries } from './session-queries.ts';
 import { createConnection, type SqliteConnection, type Synchronous } from './sqlite-connection.ts';
 import { turnQueries } from './turn-queries.ts';
 import { WriteLock } from './write-lock.ts';
@@ -22,6 +23,7 @@ export type { OpenSqliteStoreOptions } from './open-options.ts';
 
 function synchronousOperations(connection: SqliteConnection): Synchronous<StoreOperations> {
   return {
+    ...sessionQueries(connection),
     ...turnQueries(connection),
     ...eventQueries(connection),
     ...searchQueries(connection),

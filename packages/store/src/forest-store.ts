@@ -110,8 +110,13 @@ export interface ForestStore {
    * after `afterPosition` (a row's `position`; from the first when absent). For a complete export.
    */
   topicDropPage(page: { afterPosition?: number; limit: number }): Promise<TopicDropRow[]>;
-  /** Forest rows that break the forest's invariants, ordered by compaction then node. */
-  forestIntegrityFindings(): Promise<ForestIntegrityFinding[]>;
+  /**
+   * Forest rows that break the forest's invariants, ordered by compaction then node. Which
+   * compactions must have a forest is the strategies' business, not the store's: `forestStrategies`
+   * names the strategies whose compactions write one (a forest under any other compaction, or a
+   * compaction of those strategies without one, is a finding).
+   */
+  forestIntegrityFindings(options: { forestStrategies: readonly string[] }): Promise<ForestIntegrityFinding[]>;
   /** The compactions with a stored forest that some session's head reads today, by id. */
   currentForestCompactions(): Promise<Array<{ compactionId: string; metadata: unknown }>>;
 }

@@ -2,18 +2,13 @@
 // free or expired, renewed by its holder, released only by its holder, and never granted to two
 // askers at once. Through the async interface only.
 
-import { afterEach, describe, expect, it } from 'vitest';
-import type { LedgerStore } from '../index.ts';
-import type { StoreUnderTest } from './run-store-contract.ts';
+import { describe, expect, it } from 'vitest';
+import { openPerCase } from './open-per-case.ts';
+import type { StoreUnderTest } from './store-under-test.ts';
 
 export function leaseContract(subject: StoreUnderTest): void {
   describe('leases', () => {
-    let store: LedgerStore;
-    const open = async () => {
-      store = await subject.open();
-      return store;
-    };
-    afterEach(async () => store?.close());
+    const open = openPerCase(subject);
 
     it('is taken when free, refused to another holder until it expires, renewed by its own holder', async () => {
       const store = await open();

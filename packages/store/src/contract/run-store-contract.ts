@@ -2,7 +2,6 @@
 // handing it a way to open a fresh, empty store. Each area of the store has its own part.
 
 import { describe } from 'vitest';
-import type { LedgerStore } from '../index.ts';
 import { copyContract } from './copy-contract.ts';
 import { eventContract } from './event-contract.ts';
 import { forestContract } from './forest-contract.ts';
@@ -10,13 +9,11 @@ import { importContract } from './import-contract.ts';
 import { leaseContract } from './lease-contract.ts';
 import { maintenanceContract } from './maintenance-contract.ts';
 import { searchContract } from './search-contract.ts';
+import type { StoreUnderTest } from './store-under-test.ts';
 import { transactionContract } from './transaction-contract.ts';
 import { turnContract } from './turn-contract.ts';
 
-export interface StoreUnderTest {
-  /** A fresh, empty, migrated store; the suite closes it. */
-  open(): Promise<LedgerStore>;
-}
+export type { StoreUnderTest } from './store-under-test.ts';
 
 export function runStoreContract(engine: string, subject: StoreUnderTest): void {
   describe(`store contract: ${engine}`, () => {
