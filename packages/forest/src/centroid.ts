@@ -92,7 +92,7 @@ export function centroidOf(
   let centroid = whole;
   if (terms.length > limit) {
     centroid = { terms: [], weights: new Float64Array(limit), ids: new Int32Array(limit), norm: 0 };
-    trimInto(centroid, terms, weights, ids, terms.length, limit);
+    trimInto(centroid, { terms, weights, ids, count: terms.length }, limit);
   }
   return keepUntrimmed === undefined ? centroid : { ...centroid, untrimmed: whole };
 }
@@ -110,12 +110,22 @@ export function centroidEntries(centroid: Centroid): Array<[string, number]> {
   return centroid.terms.map((term, index) => [term, centroid.weights[index] as number]);
 }
 
+/** Two clusters' centroids, each with its cluster's size, and how many terms the result keeps. */
+export interface CentroidMerge {
+  left: Centroid;
+  leftSize: number;
+  right: Centroid;
+  rightSize: number;
+  limit: number;
+}
+
 /**
  * The centroid of two clusters weighted by their sizes (see weightedCentroid): an empty side
  * contributes nothing. One merge of the two term-ordered lists, then the `limit` heaviest terms.
  * A new centroid; the forest merges in place (mergeInto).
  */
-export function mergeCentroids(left: Centroid, leftSize: number, right: Centroid, rightSize: number, limit: number): Centroid {
+export function mergeCentroids(merge: CentroidMerge): Centroid {
+  const { left } = merge;
   const count = left.terms.length;
   const copy: Centroid = {
     terms: [...left.terms],
@@ -123,20 +133,20 @@ export function mergeCentroids(left: Centroid, leftSize: number, right: Centroid
     ids: left.ids.slice(0, count),
     norm: left.norm,
   };
-  mergeInto(copy, leftSize, right, rightSize, limit);
+  mergeInto({ ...merge, left: copy });
   return copy;
 }
 
-/** mergeCentroids with `target` (the left side) as the result, in place. */
-export function mergeInto(target: Centroid, leftSize: number, right: Centroid, rightSize: number, limit: number): void {
+/** mergeCentroids with `left` as the result, in place. */
+export function mergeInto({ left: target, leftSize, right, rightSize, limit }: CentroidMerge): void {
   const leftCount = target.terms.length;
   const rightCount = right.terms.length;
   if (rightCount === 0) {
-    trimInto(target, target.terms, target.weights, target.ids, leftCount, limit);
+    trimInto(target, { terms: target.terms, weights: target.weights, ids: target.ids, count: leftCount }, limit);
     return;
   }
   if (leftCount === 0) {
-    trimInto(target, right.terms, right.weights, right.ids, rightCount, limit);
+    trimInto(target, { terms: right.terms, weights: right.weights, ids: right.ids, count: rightCount }, limit);
     return;
   }
   const total = leftSize + rightSize;
@@ -186,7 +196,7 @@ export function mergeInto(target: Centroid, leftSize: number, right: Centroid, r
     ids[count] = right.ids[j] as number;
     weights[count] = ((right.weights[j] as number) * rightSize) / total;
   }
-  trimInto(target, terms, weights, ids, count, limit);
+  trimInto(target, { terms, weights, ids, count }, limit);
   // The merge buffer keeps no strings alive past a large merge.
   if (mergedTerms.length > 4096) mergedTerms = [];
 }
@@ -196,19 +206,22 @@ let mergedTerms: string[] = [];
 let mergedWeights = new Float64Array(1024);
 let mergedIds = new Int32Array(1024);
 
+/** The first `count` entries of parallel term-ordered arrays (a centroid's, or a merge buffer's). */
+interface EntryRun {
+  terms: readonly string[];
+  weights: Float64Array;
+  ids: Int32Array;
+  count: number;
+}
+
 /**
- * Writes the first `count` entries (which may be `target`'s own arrays) into `target` with only the
- * `limit` heaviest terms kept (ties: the lower term stays), in term order. The lightest are found
- * by selection, not by sorting every term.
+ * Writes the entries (which may be `target`'s own arrays) into `target` with only the `limit`
+ * heaviest terms kept (ties: the lower term stays), in term order. The lightest are found by
+ * selection, not by sorting every term.
  */
-function trimInto(
-  target: Centroid,
-  terms: readonly string[],
-  weights: Float64Array,
-  ids: Int32Array,
-  count: number,
-  limit: number,
-): void {
+function trimInto(target: Centroid, entries: EntryRun, limit: number): void {
+  const { terms, count } = entries;
+  let { weights, ids } = entries;
   const size = Math.min(count, limit);
   if (target.weights.length < size) {
     // Sized for the cap: a cluster's centroid is then merged in the same arrays from here on.
