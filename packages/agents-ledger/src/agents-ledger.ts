@@ -8,6 +8,7 @@ import {
   estimateTokenCounter,
   generateId,
   type IdGenerator,
+  InvalidInputError,
   type NormalTurn,
   type Session,
   type TokenCounter,
@@ -20,9 +21,6 @@ import { type AppendTurnInput, appendTurns } from './append-turn.ts';
 import { type BuildContextOptions, type BuiltContext, buildContext } from './build-context.ts';
 import { type CalibrationReport, calibrateSession } from './calibrate-session.ts';
 import { type CompactOptions, type ContextUsage, compact, contextUsage } from './compact.ts';
-import type { CompactionStrategy } from './compaction/compaction-strategy.ts';
-import { createFlatStrategy } from './compaction/flat-strategy.ts';
-import { createUnionFindStrategy } from './compaction/union-find-strategy.ts';
 import { buildHybridContext } from './context/hybrid-context.ts';
 import { semanticQuery } from './context/semantic-query.ts';
 import { checkLedger, type Problem } from './doctor.ts';
@@ -54,9 +52,17 @@ import {
 } from './sessions.ts';
 import { requireTurnRow } from './store/chain.ts';
 import { requireEvents, turnsWithEventLinks } from './store/event-links.ts';
-import { ForestCache } from './topics/forest-cache.ts';
-import { LineValueCache } from './topics/line-value-cache.ts';
-import { expandTopic, findTopic, listTopics, setTopicDropped, type Topic, type TopicOfTurn } from './topics/topic-operations.ts';
+import { type CompactionStrategy, STRATEGY_CONTRACT_VERSION } from './strategies/compaction-strategy.ts';
+import { createFlatStrategy, FLAT } from './strategies/flat/flat-strategy.ts';
+import {
+  expandTopic,
+  findTopic,
+  listTopics,
+  setTopicDropped,
+  type Topic,
+  type TopicOfTurn,
+} from './strategies/union-find/topic-operations.ts';
+import { createUnionFindStrategy } from './strategies/union-find/union-find-strategy.ts';
 
 export interface AgentsLedgerOptions {
   /** Where turns live (openLedgerStore from @agent-ledger/store); the events ledger may share it. */
@@ -141,20 +147,17 @@ export interface AgentsLedger {
 
 export function createAgentsLedger(options: AgentsLedgerOptions): AgentsLedger {
   const tokenCounter = options.tokenCounter ?? estimateTokenCounter;
-  const strategies = new Map<string, CompactionStrategy>([
-    ['flat', createFlatStrategy()],
-    ['union-find', createUnionFindStrategy()],
+  const strategies = registerStrategies([
+    createFlatStrategy(),
+    createUnionFindStrategy({ forest: options.forest }),
+    ...(options.strategies ?? []),
   ]);
-  for (const strategy of options.strategies ?? []) strategies.set(strategy.name, strategy);
   const ledger: LedgerContext = {
     store: options.store,
     tokenCounter,
     summarizer: options.summarizer ?? createExtractiveSummarizer({ tokenCounter }),
     strategies,
-    defaultStrategy: options.defaultStrategy ?? 'flat',
-    forestConfig: options.forest ?? {},
-    forests: new ForestCache(),
-    topicLineValues: new LineValueCache(),
+    defaultStrategy: options.defaultStrategy ?? FLAT,
     appendQueue: new SessionQueue(),
     heads: new HeadCache(),
     now: options.now ?? Date.now,
@@ -206,6 +209,27 @@ export function createAgentsLedger(options: AgentsLedgerOptions): AgentsLedger {
     canon: async (turnId, canonOptions) => canonicalCompaction(ledger, turnId, canonOptions?.sessionId),
     close: () => options.store.close(),
   };
+}
+
+/**
+ * The strategies by name, later ones replacing earlier ones of the same name. A strategy written for
+ * another version of the strategy contract is refused: it would misread or miswrite what strategies
+ * persist beside their compaction turns.
+ */
+function registerStrategies(list: readonly CompactionStrategy[]): Map<string, CompactionStrategy> {
+  const strategies = new Map<string, CompactionStrategy>();
+  for (const strategy of list) {
+    if (strategy.contractVersion !== STRATEGY_CONTRACT_VERSION) {
+      throw new InvalidInputError(
+        `Compaction strategy ${JSON.stringify(strategy.name)} implements strategy contract version ` +
+          `${String(strategy.contractVersion)}, but this ledger speaks version ${STRATEGY_CONTRACT_VERSION}; ` +
+          'update the strategy (or the ledger) so both speak the same version.',
+        'strategies',
+      );
+    }
+    strategies.set(strategy.name, strategy);
+  }
+  return strategies;
 }
 
 /** How `openAgentsLedger` opens the file: read-only, or refusing one that does not exist. */

@@ -2,12 +2,12 @@
 // Anthropic Messages API input. Reads only the turns since that compaction (newest first, and only
 // as many as the budget can hold), never the whole history.
 
-import { InvalidInputError, type Message, type NormalTurn } from '@agent-ledger/core';
+import { type CompactionTurn, InvalidInputError, type Message, type NormalTurn } from '@agent-ledger/core';
 import type { StoredTurn, StoreOperations } from '@agent-ledger/store';
 import { effectiveCompaction, rawStartDepth } from './chain-arithmetic.ts';
 import { assembleContext, smallestMessages } from './context/assemble-context.ts';
 import { groupIntoUnits } from './context/turn-units.ts';
-import type { LedgerContext } from './ledger-context.ts';
+import { type LedgerContext, strategyEnvironment } from './ledger-context.ts';
 import type { RecallTuning } from './retrieval/recall-turns.ts';
 import {
   type ChainSegment,
@@ -19,9 +19,13 @@ import {
   requireTurnRow,
 } from './store/chain.ts';
 import { turnFromRow } from './store/row-mapping.ts';
+import {
+  type ContextSummary,
+  DEFAULT_TOPIC_SHARE,
+  type InjectedTopic,
+  type SummaryRequest,
+} from './strategies/compaction-strategy.ts';
 import { renderSummaryBlock } from './summary-block.ts';
-import { renderTopicsHeader } from './topics/render-topics.ts';
-import { DEFAULT_TOPIC_SHARE, type InjectedTopic, type TopicSelection, topicContext } from './topics/topic-context.ts';
 
 export interface BuildContextOptions {
   /**
@@ -121,33 +125,17 @@ export async function buildContext(
   const fromDepth = compaction ? await rawStartDepth(store, compaction) : 0;
   const segments = clipSegments(await chainSegments(store, turn, view), fromDepth, turn.depth);
   const candidates = await loadCandidates(store, segments, options.budgetTokens);
-  let summaryBlock: string | null = null;
-  let topics: TopicSelection = { summaryBlock: '', injected: [], omittedTopicIds: [] };
-  if (compaction?.strategy === 'union-find') {
-    // Without a budget, topics fill what the compaction set aside for its summary, so the context
-    // costs what the compaction turn's tokenCount says whichever topics the query picks.
-    const summaryTokens = (compaction.metadata as { summaryTokens?: unknown } | null)?.summaryTokens;
-    const through = compaction.summarizedThroughTurnId ?? '';
-    const headerTokens = ledger.tokenCounter.countText(renderTopicsHeader(compaction.id, through));
-    const room =
-      budget !== undefined
-        ? topicRoom(ledger, budget, options, candidates)
-        : typeof summaryTokens === 'number'
-          ? summaryTokens + headerTokens
-          : undefined;
-    topics = await topicContext(ledger, {
-      compaction: { id: compaction.id, summarizedThroughTurnId: through },
-      viewSessionId: view.id,
-      query: options.query,
-      room,
-    });
-    summaryBlock = topics.summaryBlock || null;
-  } else if (compaction) {
-    summaryBlock = renderSummaryBlock(turnFromRow(compaction) as Parameters<typeof renderSummaryBlock>[0]);
-  }
+  const summary = compaction
+    ? await contextSummary(ledger, {
+        compaction: turnFromRow(compaction) as CompactionTurn,
+        viewSessionId: view.id,
+        query: options.query,
+        room: budget !== undefined ? summaryRoom(ledger, budget, options, candidates) : undefined,
+      })
+    : NO_SUMMARY;
   const assembled = assembleContext({
     systemPrompt: options.systemPrompt,
-    summaryBlock,
+    summaryBlock: summary.summaryBlock,
     turns: candidates,
     budgetTokens: options.budgetTokens,
     reserveRecentTokens: options.reserveRecentTokens,
@@ -159,19 +147,31 @@ export async function buildContext(
     ...assembled,
     compactionTurnId: compaction?.id ?? null,
     citedEvents,
-    topics: topics.injected,
-    omittedTopicIds: topics.omittedTopicIds,
+    topics: summary.injected,
+    omittedTopicIds: summary.omittedTopicIds,
     retrievedTurnIds: [],
   };
 }
 
+const NO_SUMMARY: ContextSummary = { summaryBlock: null, injected: [], omittedTopicIds: [] };
+
 /**
- * Tokens the topics may take: what the system prompt leaves, less what the raw turns need, but
- * raw turns may claim at most (1 - topicShare) of it when topics compete for the room. They always
- * claim the smallest valid context (the newest user turn): topics filling the whole budget would
- * leave no message to send, and cutting them afterwards to make room would break their blocks.
+ * The summary part, as the strategy that wrote the compaction reads it: chosen for the query and
+ * fitted to the room when the strategy can (union-find's topics), else its rendered summary.
  */
-function topicRoom(
+async function contextSummary(ledger: LedgerContext, request: SummaryRequest): Promise<ContextSummary> {
+  const strategy = ledger.strategies.get(request.compaction.strategy);
+  if (strategy?.contextSummary) return strategy.contextSummary(strategyEnvironment(ledger), request);
+  return { ...NO_SUMMARY, summaryBlock: renderSummaryBlock(request.compaction, strategy) };
+}
+
+/**
+ * Tokens a summary that can fit itself may take: what the system prompt leaves, less what the raw
+ * turns need, but raw turns may claim at most (1 - topicShare) of it when the summary competes for
+ * the room. They always claim the smallest valid context (the newest user turn): a summary filling
+ * the whole budget would leave no message to send, and cutting it afterwards would break its blocks.
+ */
+function summaryRoom(
   ledger: LedgerContext,
   budget: number,
   options: BuildContextOptions,

@@ -8,19 +8,16 @@ import {
   type CompactionTrigger,
   type CompactionTurn,
   EmptySessionError,
-  InvalidInputError,
   type NormalTurn,
   type SessionSettings,
 } from '@agent-ledger/core';
-import type { StoredTurn } from '@agent-ledger/store';
 import { contextTokensAt, effectiveCompaction, rawStartDepth } from './chain-arithmetic.ts';
-import type { CompactionPlan, StrategyEnvironment } from './compaction/compaction-strategy.ts';
+import { planCompactionRow } from './compaction/plan-compaction.ts';
 import { writeCompaction } from './compaction/write-compaction.ts';
-import type { LedgerContext } from './ledger-context.ts';
+import { type LedgerContext, strategyEnvironment } from './ledger-context.ts';
 import { chainSegments, clipSegments, readChain, requireSessionRow, requireTurnRow } from './store/chain.ts';
 import { sessionFromRow, turnFromRow } from './store/row-mapping.ts';
-import { renderSummaryBlock } from './summary-block.ts';
-import { compactionPercentOf } from './topics/render-topics.ts';
+import type { StrategyEnvironment } from './strategies/compaction-strategy.ts';
 import { requireStrategy, validateTimestamp } from './validate-input.ts';
 
 export interface CompactOptions {
@@ -67,33 +64,20 @@ export async function contextUsage(ledger: LedgerContext, sessionId: string): Pr
 }
 
 /**
- * Reads the window once (and the strategy's own state), lets the strategy plan with no store I/O,
- * then writes the compaction turn and the strategy's state in one transaction.
+ * Reads the line once (and the strategy's own state), lets the strategy plan with no store I/O,
+ * plans the row with no I/O (compaction/plan-compaction.ts), then writes the compaction turn and the
+ * strategy's state in one transaction.
  */
 export async function compact(ledger: LedgerContext, sessionId: string, options: CompactOptions = {}): Promise<CompactionTurn> {
-  const { store } = ledger;
   const timestamp = validateTimestamp(options.timestamp);
-  const session = await requireSessionRow(store, sessionId);
-  if (!session.headTurnId) throw new EmptySessionError(sessionId);
-  // The cut skips a keepFromTurnId it does not find in the window; one that names no turn at all
-  // is a mistake, refused before the summarizer is asked anything.
-  if (options.keepFromTurnId !== undefined) await requireTurnRow(store, options.keepFromTurnId);
-  const strategy = requireStrategy(ledger, options.strategy ?? session.compactionStrategy ?? ledger.defaultStrategy);
-  const head = await requireTurnRow(store, session.headTurnId);
-  const previous = await effectiveCompaction(store, head, session);
-  const fromDepth = previous ? await rawStartDepth(store, previous) : 0;
-  const windowRows = (
-    await readChain(store, clipSegments(await chainSegments(store, head, session), fromDepth, head.depth))
-  ).filter((row) => row.turnType === 'normal');
-  const window = windowRows.map((row) => turnFromRow(row) as NormalTurn);
-  const settings = sessionFromRow(session).settings;
+  const line = await readCompactionLine(ledger, sessionId, options);
+  const { strategy, previousTurn, window } = line;
+  const settings = sessionFromRow(line.session).settings;
   const summaryTokens = options.summaryTokens ?? defaultSummaryTokens(settings);
-  const previousTurn = previous ? (turnFromRow(previous) as CompactionTurn) : null;
-  const environment: StrategyEnvironment = { store, forests: ledger.forests, forestConfig: ledger.forestConfig };
+  const environment: StrategyEnvironment = strategyEnvironment(ledger);
   const state = strategy.loadState
     ? await strategy.loadState(environment, { sessionId, previous: previousTurn, window })
     : undefined;
-
   const plan = await strategy.plan({
     sessionId,
     previous: previousTurn,
@@ -107,44 +91,23 @@ export async function compact(ledger: LedgerContext, sessionId: string, options:
     tokenCounter: ledger.tokenCounter,
     state,
   });
-  const windowIds = window.map((turn) => turn.id);
-  const throughIndex = windowIds.indexOf(plan.summarizedThroughTurnId);
-  const keptIndex = plan.firstKeptTurnId === null ? window.length : windowIds.indexOf(plan.firstKeptTurnId);
-  if (throughIndex < 0 || keptIndex !== throughIndex + 1) {
-    throw new InvalidInputError(`Strategy ${strategy.name} returned a cut outside the window; nothing was written.`, 'strategy');
-  }
-
-  // Both ends of the cut are rows of the window just checked: no second read.
-  const through = windowRows[throughIndex] as StoredTurn;
-  const firstKept = plan.firstKeptTurnId === null ? null : (windowRows[keptIndex] as StoredTurn);
-  const id = ledger.generateId('turn');
-  const sources = plan.sources ?? {
-    count: throughIndex + 1 + (previous ? 1 : 0),
-    tokens: window.slice(0, throughIndex + 1).reduce((total, turn) => total + turn.tokenCount, previous?.tokenCount ?? 0),
-  };
-  const metadata = compactionMetadata(ledger, plan, sources, { summaryTokens, windowTurns: window.length });
-  const tokenCount = ledger.tokenCounter.countText(
-    renderSummaryBlock({ id, summary: plan.summary, summarizedThroughTurnId: through.id, strategy: strategy.name, metadata }),
-  );
+  const row = planCompactionRow({
+    sessionId,
+    id: ledger.generateId('turn'),
+    head: line.head,
+    previous: line.previous,
+    fromDepth: line.fromDepth,
+    windowRows: line.windowRows,
+    plan,
+    strategy,
+    summaryTokens,
+    trigger: options.trigger ?? 'manual',
+    timestamp: timestamp ?? ledger.now(),
+    tokenCounter: ledger.tokenCounter,
+  });
   const planState = plan.state;
   const record = await writeCompaction(ledger, {
-    sessionId,
-    id,
-    plannedHead: head,
-    previous,
-    allowLaterTurns: firstKept !== null,
-    through,
-    firstKept,
-    tokenCount,
-    mustShrink: true,
-    summary: plan.summary,
-    strategy: strategy.name,
-    summarizer: plan.summarizer,
-    trigger: options.trigger ?? 'manual',
-    usage: plan.usage,
-    timestamp: timestamp ?? ledger.now(),
-    coversFromDepth: previous ? (previous.firstKeptTurnId ? fromDepth : previous.depth) : 0,
-    metadata,
+    ...row,
     ...(strategy.persist && planState !== undefined
       ? { persist: (tx, compaction) => strategy.persist?.(tx, compaction, planState) ?? Promise.resolve() }
       : {}),
@@ -153,22 +116,29 @@ export async function compact(ledger: LedgerContext, sessionId: string, options:
   return turnFromRow({ ...record, hasChildren: false }) as CompactionTurn;
 }
 
-/** What a compaction turn records beside its summary: its size policy, cost and provenance counts. */
-function compactionMetadata(
-  ledger: LedgerContext,
-  plan: CompactionPlan,
-  sources: { count: number; tokens: number },
-  base: Record<string, number>,
-): Record<string, unknown> {
-  const metadata: Record<string, unknown> = {
-    ...base,
-    summarizerCalls: plan.summarizerCalls ?? 1,
-    compacts: sources.count,
-    sourceTokens: sources.tokens,
-    compactionPercent: compactionPercentOf(ledger.tokenCounter.countText(plan.summary), sources.tokens),
+/** The line a compaction plans on: the session, its head, the compaction it starts from, the window. */
+async function readCompactionLine(ledger: LedgerContext, sessionId: string, options: CompactOptions) {
+  const { store } = ledger;
+  const session = await requireSessionRow(store, sessionId);
+  if (!session.headTurnId) throw new EmptySessionError(sessionId);
+  // The cut skips a keepFromTurnId it does not find in the window; one that names no turn at all
+  // is a mistake, refused before the summarizer is asked anything.
+  if (options.keepFromTurnId !== undefined) await requireTurnRow(store, options.keepFromTurnId);
+  const strategy = requireStrategy(ledger, options.strategy ?? session.compactionStrategy ?? ledger.defaultStrategy);
+  const head = await requireTurnRow(store, session.headTurnId);
+  const previous = await effectiveCompaction(store, head, session);
+  const fromDepth = previous ? await rawStartDepth(store, previous) : 0;
+  const windowRows = (
+    await readChain(store, clipSegments(await chainSegments(store, head, session), fromDepth, head.depth))
+  ).filter((row) => row.turnType === 'normal');
+  return {
+    session,
+    strategy,
+    head,
+    previous,
+    previousTurn: previous ? (turnFromRow(previous) as CompactionTurn) : null,
+    fromDepth,
+    windowRows,
+    window: windowRows.map((row) => turnFromRow(row) as NormalTurn),
   };
-  if (plan.calls) metadata.calls = plan.calls;
-  // The strategy's own fields (union-find: its topics) after the ledger's, which they cannot override.
-  for (const [key, value] of Object.entries(plan.metadata ?? {})) if (!(key in metadata)) metadata[key] = value;
-  return metadata;
 }

@@ -1,21 +1,15 @@
 // Checks the agents ledger's invariants on what is stored, for `nexus doctor`: the search index
 // agrees with the turns, and every compaction is well formed (its pointers resolve, it never
 // compacts itself, it summarizes turns before the ones it keeps, and on each session's line every
-// turn has at most one compactor), and so is every union-find forest (topics/check-forests.ts).
+// turn has at most one compactor), and each strategy checks the state it keeps (its `check`).
 // Reports problems as data; never repairs anything.
 
 import type { CompactionPointers, LinePosition } from '@agent-ledger/store';
 import { findDanglingToolCalls } from './check-tool-calls.ts';
 import type { LedgerContext } from './ledger-context.ts';
-import { checkForests } from './topics/check-forests.ts';
+import type { Problem } from './problem.ts';
 
-export interface Problem {
-  code: string;
-  message: string;
-  ids: string[];
-  /** An error breaks an invariant; a warning is worth knowing but every read still works. Default error. */
-  severity?: 'error' | 'warning';
-}
+export type { Problem } from './problem.ts';
 
 /** Compactions read per page of the scan: memory stays flat however many the ledger holds. */
 const SCAN_PAGE = 500;
@@ -63,7 +57,8 @@ export async function checkLedger(ledger: LedgerContext): Promise<Problem[]> {
     }
     previousInSession = compaction;
   }
-  problems.push(...(await checkForests(ledger)));
+  const environment = { store, tokenCounter: ledger.tokenCounter };
+  for (const strategy of ledger.strategies.values()) problems.push(...((await strategy.check?.(environment)) ?? []));
   for (const call of await findDanglingToolCalls(ledger)) {
     problems.push({
       code: 'DANGLING_TOOL_CALL',

@@ -6,9 +6,7 @@ export type { CalibrationReport } from './calibrate-session.ts';
 export { CALIBRATION_MARGIN, calibratedSettings, providerPromptLimit, unusableWindow } from './calibrate-session.ts';
 export type { CompactOptions, ContextUsage } from './compact.ts';
 export { defaultSummaryTokens } from './compact.ts';
-export type { CompactionInput, CompactionPlan, CompactionStrategy, ForestOutcome } from './compaction/compaction-strategy.ts';
-export { createFlatStrategy } from './compaction/flat-strategy.ts';
-export { createUnionFindStrategy } from './compaction/union-find-strategy.ts';
+export { type Cut, chooseCut, requireCut } from './compaction/choose-cut.ts';
 export { assembleContext, CONTINUATION_MARKER, toMessages } from './context/assemble-context.ts';
 export { DEFAULT_MIN_RELEVANCE, DEFAULT_RETRIEVAL_MAX_TOKENS, DEFAULT_RETRIEVAL_SHARE } from './context/hybrid-context.ts';
 export { INTERRUPTED_TOOL_RESULT, pairToolCalls } from './context/pair-tool-calls.ts';
@@ -29,9 +27,22 @@ export type { EventSearch, RecallHit, RecallToolInput, RecallToolOptions } from 
 export { createRecallToolHandler, RECALL_TOOL_NAME, recallToolDefinition } from './search/recall-tool.ts';
 export type { TurnHit, TurnSearchOptions, TurnSearchResult } from './search/search-turns.ts';
 export type { CreateSessionInput, Fork, ForkOptions, ListSessionsOptions, SessionTree } from './sessions.ts';
+export type {
+  CompactionInput,
+  CompactionPlan,
+  CompactionStrategy,
+  ContextSummary,
+  ForkRequest,
+  RenderableCompaction,
+  StateRequest,
+  StrategyEnvironment,
+  SummaryRequest,
+} from './strategies/compaction-strategy.ts';
+export { DEFAULT_TOPIC_SHARE, type InjectedTopic, STRATEGY_CONTRACT_VERSION } from './strategies/compaction-strategy.ts';
+export { createFlatStrategy } from './strategies/flat/flat-strategy.ts';
+export { type FittedTopic, fitTopics, type TopicToFit, trimmedHeader } from './strategies/union-find/fit-topics.ts';
+export type { TopicRecord } from './strategies/union-find/forest-store.ts';
+export type { Topic, TopicOfTurn } from './strategies/union-find/topic-operations.ts';
+export type { ForestOutcome, UnionFindOptions } from './strategies/union-find/union-find-strategy.ts';
+export { createUnionFindStrategy } from './strategies/union-find/union-find-strategy.ts';
 export { renderSummaryBlock } from './summary-block.ts';
-export { type FittedTopic, fitTopics, type TopicToFit, trimmedHeader } from './topics/fit-topics.ts';
-export type { TopicRecord } from './topics/forest-store.ts';
-export type { InjectedTopic } from './topics/topic-context.ts';
-export { DEFAULT_TOPIC_SHARE } from './topics/topic-context.ts';
-export type { Topic, TopicOfTurn } from './topics/topic-operations.ts';

@@ -1,15 +1,13 @@
 // What every operation of the agents ledger needs: the store and the injectable parts (clock, ids,
-// token counter, summarizer, strategies). Built once by createAgentsLedger.
+// token counter, summarizer, strategies). Built once by createAgentsLedger. What a strategy keeps
+// for itself (union-find's forest caches) lives with the strategy, not here.
 
 import type { Embedder, IdGenerator, TokenCounter } from '@agent-ledger/core';
-import type { ForestConfig } from '@agent-ledger/forest';
 import type { LedgerStore } from '@agent-ledger/store';
 import type { Summarizer } from '@agent-ledger/summarizers';
-import type { CompactionStrategy } from './compaction/compaction-strategy.ts';
 import type { HeadCache } from './head-cache.ts';
 import type { SessionQueue } from './session-queue.ts';
-import type { ForestCache } from './topics/forest-cache.ts';
-import type { LineValueCache } from './topics/line-value-cache.ts';
+import type { CompactionStrategy, StrategyEnvironment } from './strategies/compaction-strategy.ts';
 
 export interface LedgerContext {
   /** Every read and write goes through the store (packages/store/src/ledger-store.ts). */
@@ -18,11 +16,6 @@ export interface LedgerContext {
   summarizer: Summarizer;
   strategies: ReadonlyMap<string, CompactionStrategy>;
   defaultStrategy: string;
-  /** Settings for new union-find forests (a stored forest keeps the settings it was made with). */
-  forestConfig: Partial<ForestConfig>;
-  forests: ForestCache;
-  /** What each line of a stored topic block is worth, for contexts that show topics trimmed. */
-  topicLineValues: LineValueCache;
   /** Appends to one session from this ledger, one after another (session-queue.ts). */
   appendQueue: SessionQueue;
   /** The head this process last wrote per session, so appends plan without reads (head-cache.ts). */
@@ -31,4 +24,9 @@ export interface LedgerContext {
   generateId: IdGenerator;
   /** Embeds turns for recall beside bm25 (context/semantic-query.ts); none by default. */
   embedder?: Embedder;
+}
+
+/** What a strategy's hooks are given (compaction-strategy.ts). */
+export function strategyEnvironment(ledger: Pick<LedgerContext, 'store' | 'tokenCounter'>): StrategyEnvironment {
+  return { store: ledger.store, tokenCounter: ledger.tokenCounter };
 }

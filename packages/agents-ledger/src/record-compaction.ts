@@ -18,8 +18,8 @@ import { writeCompaction } from './compaction/write-compaction.ts';
 import type { LedgerContext } from './ledger-context.ts';
 import { chainSegments, clipSegments, readChainRange, requireSessionRow, requireTurnRow } from './store/chain.ts';
 import { turnFromRow } from './store/row-mapping.ts';
-import { renderSummaryBlock } from './summary-block.ts';
-import { compactionPercentOf } from './topics/render-topics.ts';
+import { FLAT } from './strategies/flat/flat-strategy.ts';
+import { compactionPercentOf, renderSummaryBlock } from './summary-block.ts';
 import { validateMetadata, validateTimestamp } from './validate-input.ts';
 
 export interface RecordCompactionInput {
@@ -90,7 +90,7 @@ export async function recordCompaction(
       id,
       summary: input.summary,
       summarizedThroughTurnId: through.id,
-      strategy: 'flat',
+      strategy: FLAT,
       metadata: fullMetadata,
     }),
   );
@@ -106,7 +106,7 @@ export async function recordCompaction(
     tokenCount,
     mustShrink: false,
     summary: input.summary,
-    strategy: 'flat',
+    strategy: FLAT,
     summarizer: input.summarizer ?? 'recorded',
     trigger: input.trigger ?? 'manual',
     usage: { inputTokens: 0, outputTokens: 0 },

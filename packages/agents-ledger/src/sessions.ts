@@ -9,7 +9,6 @@ import { findCompactionThatSummarized } from './history.ts';
 import type { LedgerContext } from './ledger-context.ts';
 import { requireSessionRow, requireTurnRow } from './store/chain.ts';
 import { sessionFromRow } from './store/row-mapping.ts';
-import { copyDrops } from './topics/topic-drops.ts';
 import { requireStrategy, validateSettings } from './validate-input.ts';
 
 export interface CreateSessionInput {
@@ -94,8 +93,9 @@ export async function forkFrom(ledger: LedgerContext, turnId: string, options: F
       ...settings,
     };
     await tx.insertSession(fork);
-    // Topics dropped in the source stay dropped in the fork, which may then restore them on its own.
-    await copyDrops(tx, source.id, fork.id, ledger.now());
+    // Each strategy copies what a fork inherits besides its turns (union-find: the dropped topics).
+    for (const strategy of ledger.strategies.values())
+      await strategy.forked?.(tx, { fromSessionId: source.id, toSessionId: fork.id, at: ledger.now() });
     return { fork, turn };
   });
   return {

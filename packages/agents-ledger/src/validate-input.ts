@@ -2,8 +2,8 @@
 // naming the field instead of a constraint failure from the database.
 
 import { type ContentBlock, DEFAULT_SESSION_SETTINGS, InvalidInputError, type SessionSettings } from '@agent-ledger/core';
-import type { CompactionStrategy } from './compaction/compaction-strategy.ts';
 import type { LedgerContext } from './ledger-context.ts';
+import type { CompactionStrategy } from './strategies/compaction-strategy.ts';
 
 /** The strategy registered under `name`, or an error listing the known ones. */
 export function requireStrategy(ledger: Pick<LedgerContext, 'strategies'>, name: string): CompactionStrategy {

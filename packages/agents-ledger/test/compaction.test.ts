@@ -15,6 +15,7 @@ import {
   type CompactionStrategy,
   defaultSummaryTokens,
   renderSummaryBlock,
+  STRATEGY_CONTRACT_VERSION,
 } from '../src/index.ts';
 import {
   apiShapeProblems,
@@ -339,6 +340,7 @@ describe('compact failures write nothing', () => {
   it('a strategy returning a cut outside the window is refused and nothing is written', async () => {
     const rogue: CompactionStrategy = {
       name: 'rogue',
+      contractVersion: STRATEGY_CONTRACT_VERSION,
       async plan(input) {
         return {
           summary: 'x',
@@ -361,6 +363,7 @@ describe('compact failures write nothing', () => {
   it('a custom strategy by name is used and recorded', async () => {
     const halves: CompactionStrategy = {
       name: 'halves',
+      contractVersion: STRATEGY_CONTRACT_VERSION,
       async plan(input) {
         const half = Math.floor(input.window.length / 2);
         return {

@@ -1,3 +1,4 @@
+import { createFlatStrategy } from '../src/index.ts';
 import { runStrategyContract } from './strategy-contract.ts';
 
-runStrategyContract('flat');
+runStrategyContract({ create: createFlatStrategy, summarizerCallsPerCompaction: 1 });

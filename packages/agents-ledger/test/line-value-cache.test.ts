@@ -2,7 +2,7 @@
 // evicted past its capacity.
 
 import { describe, expect, it } from 'vitest';
-import { LineValueCache } from '../src/topics/line-value-cache.ts';
+import { LineValueCache } from '../src/strategies/union-find/line-value-cache.ts';
 
 describe('LineValueCache', () => {
   it('computes a topic block once per compaction and topic, and evicts the least recently used', () => {

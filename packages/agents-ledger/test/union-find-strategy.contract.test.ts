@@ -1,3 +1,4 @@
+import { createUnionFindStrategy } from '../src/index.ts';
 import { runStrategyContract } from './strategy-contract.ts';
 
-runStrategyContract('union-find');
+runStrategyContract({ create: () => createUnionFindStrategy() });

@@ -8,7 +8,7 @@ import { TopicForest } from '@agent-ledger/forest';
 import { type LedgerStore, openLedgerStore } from '@agent-ledger/store';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type AgentsLedger, createAgentsLedger, renderSummaryBlock } from '../src/index.ts';
-import { loadForestState } from '../src/topics/forest-store.ts';
+import { loadForestState } from '../src/strategies/union-find/forest-store.ts';
 import { newSession, normalIds, openTempLedger, SMALL_SETTINGS, sessionHistory, type TempLedger } from './builders.ts';
 import {
   appendTopics,

@@ -3,7 +3,7 @@
 
 import { type NormalTurn, NothingToCompactError } from '@agent-ledger/core';
 import { groupIntoUnits, startsWithUserText } from '../context/turn-units.ts';
-import type { CompactionInput } from './compaction-strategy.ts';
+import type { CompactionInput } from '../strategies/compaction-strategy.ts';
 
 export interface Cut {
   toSummarize: NormalTurn[];

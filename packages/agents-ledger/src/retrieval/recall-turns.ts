@@ -134,12 +134,16 @@ export async function rankRecall(
   }
   if (options.semantic) {
     const lexical = [...scores].sort((left, right) => right[1] - left[1]).map(([id]) => id);
-    const semantic = await rankByVector(ledger, segments, options.semantic.model, options.semantic.queryVector, limit);
+    const semantic = await rankByVector(ledger, segments, {
+      model: options.semantic.model,
+      query: options.semantic.queryVector,
+      limit,
+    });
     scores = reciprocalRankFusion([lexical, semantic.map((match) => match.turnId)]);
   }
   if (scores.size === 0) return [];
 
-  const candidates = await withNeighbours(store, segments, at.depth, scores, tuning);
+  const candidates = await withNeighbours({ store, segments, atDepth: at.depth }, scores, tuning);
   return [...candidates.values()]
     .filter((candidate) => candidate.row.turnType === 'normal')
     .map((candidate) => {
@@ -213,11 +217,16 @@ function relative(matches: readonly LineMatch[], floor: number): Map<string, num
   return scores;
 }
 
+/** Where recall reads: the line's segments up to the turn it answers at. */
+interface RecallLine {
+  store: StoreOperations;
+  segments: readonly ChainSegment[];
+  atDepth: number;
+}
+
 /** The matches and the turns beside them, each valued (a neighbour at a share of its match). */
 async function withNeighbours(
-  store: StoreOperations,
-  segments: readonly ChainSegment[],
-  atDepth: number,
+  { store, segments, atDepth }: RecallLine,
   scores: ReadonlyMap<string, number>,
   tuning: Required<RecallTuning>,
 ): Promise<Map<string, Candidate>> {
@@ -233,11 +242,9 @@ async function withNeighbours(
   }
   if (tuning.neighbours <= 0) return candidates;
   const line = await normalTurnsNear(
-    store,
-    segments,
+    { store, segments, atDepth },
     [...rows.values()].map((row) => row.depth),
     tuning.neighbours,
-    atDepth,
   );
   const position = new Map(line.map((row, index) => [row.id, index]));
   for (const [id, score] of scores) {
@@ -270,11 +277,9 @@ const READ_GAP = 16;
  * past `atDepth`, oldest first: one ranged read per cluster of matches, whatever the line's length.
  */
 async function normalTurnsNear(
-  store: StoreOperations,
-  segments: readonly ChainSegment[],
+  { store, segments, atDepth }: RecallLine,
   depths: readonly number[],
   reach: number,
-  atDepth: number,
 ): Promise<StoredTurn[]> {
   const wanted = new Set<number>();
   for (const depth of depths) {

@@ -34,9 +34,7 @@ export async function embedLine(ledger: LedgerContext, embedder: Embedder, segme
 export async function rankByVector(
   ledger: LedgerContext,
   segments: readonly ChainSegment[],
-  model: string,
-  query: readonly number[],
-  limit: number,
+  { model, query, limit }: { model: string; query: readonly number[]; limit: number },
 ): Promise<LineMatch[]> {
   const rows = await ledger.store.turnEmbeddings(model, segments);
   const queryVector = Float32Array.from(query);

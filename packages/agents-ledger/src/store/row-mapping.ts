@@ -3,6 +3,7 @@
 
 import type { ContentBlock, Session, SessionCalibration, Turn } from '@agent-ledger/core';
 import type { SessionRecord, StoredTurn } from '@agent-ledger/store';
+import { FLAT } from '../strategies/flat/flat-strategy.ts';
 
 /** `eventIds` are the events the turn cites; readers that show links pass them (see store/event-links.ts). */
 export function turnFromRow(row: StoredTurn, eventIds: string[] = []): Turn {
@@ -26,7 +27,7 @@ export function turnFromRow(row: StoredTurn, eventIds: string[] = []): Turn {
       tokensBefore: row.tokensBefore ?? 0,
       tokensAfter: row.tokensAfter ?? 0,
       trigger: row.trigger ?? 'manual',
-      strategy: row.strategy ?? 'flat',
+      strategy: row.strategy ?? FLAT,
       summarizer: row.summarizer ?? 'unknown',
       usage: { inputTokens: row.usageInputTokens ?? 0, outputTokens: row.usageOutputTokens ?? 0 },
     };

@@ -2,6 +2,12 @@
 // produces the summary; the ledger reads the window, checks the result and writes the compaction
 // turn, so every strategy's output is stored and read the same way.
 //
+// A strategy owns both sides of its compactions: the write side (loadState, plan, persist,
+// committed) and the read side (how its compaction reads in a context, what a fork copies, what
+// doctor checks). Nothing outside a strategy's own folder names a strategy, so a third one plugs in
+// through `AgentsLedgerOptions.strategies` and runs the same contract suite
+// (packages/agents-ledger/test/strategy-contract.ts).
+//
 // Pure planning, then one write: the ledger reads the window (and, through `loadState`, whatever a
 // strategy keeps beside its compaction turns) once; `plan` works on what was read with no store I/O
 // (its summarizer calls aside); then one transaction appends the compaction turn and lets the
@@ -16,12 +22,16 @@ import type {
   SummarizerUsage,
   TokenCounter,
 } from '@agent-ledger/core';
-import type { ForestConfig } from '@agent-ledger/forest';
 import type { StoreOperations, TurnRecord } from '@agent-ledger/store';
 import type { Summarizer, SummarizerCall } from '@agent-ledger/summarizers';
-import type { ForestCache } from '../topics/forest-cache.ts';
+import type { Problem } from '../problem.ts';
 
-export type { ForestOutcome } from './union-find-strategy.ts';
+/**
+ * The version of this interface a strategy implements. Strategies persist state beside their
+ * compaction turns, so a ledger refuses a strategy written for another version instead of letting it
+ * misread what an older one stored. Raise it when a member's meaning changes.
+ */
+export const STRATEGY_CONTRACT_VERSION = 1;
 
 export interface CompactionInput<State = unknown> {
   sessionId: string;
@@ -42,13 +52,13 @@ export interface CompactionInput<State = unknown> {
   state: State;
 }
 
-/** What a strategy's state hooks may use: the store (reads only, outside the write) and this ledger's caches. */
+/**
+ * What a strategy's hooks may use: the store (reads only, outside a write) and the ledger's token
+ * counter. Caches are the strategy's own (it is created once per ledger).
+ */
 export interface StrategyEnvironment {
   store: StoreOperations;
-  /** Forests this process loaded or built, by compaction id (union-find's). */
-  forests: ForestCache;
-  /** Settings for new union-find forests. */
-  forestConfig: Partial<ForestConfig>;
+  tokenCounter: TokenCounter;
 }
 
 /** What `loadState` is told: where the compaction starts from and the window it will cut. */
@@ -82,6 +92,60 @@ export interface CompactionPlan<State = unknown> {
   state?: State;
 }
 
+/** A compaction as a context reads it. */
+export type RenderableCompaction = Pick<CompactionTurn, 'id' | 'summary' | 'summarizedThroughTurnId'> &
+  Partial<Pick<CompactionTurn, 'strategy' | 'metadata'>>;
+
+/**
+ * Default share of a context's budget a summary that fits itself (union-find's topics) may take when
+ * the raw turns want the rest (see docs/context.md).
+ */
+export const DEFAULT_TOPIC_SHARE = 0.5;
+
+/** What a context asks of the strategy whose compaction it starts from. */
+export interface SummaryRequest {
+  compaction: CompactionTurn;
+  /** The session whose view the context is (its drops, its line). */
+  viewSessionId: string;
+  /** The question the context is for, when the caller gave one. */
+  query?: string;
+  /**
+   * Tokens the summary may take, when a budget is set; undefined: what the compaction set aside,
+   * so the context costs what the compaction turn's tokenCount says.
+   */
+  room?: number;
+}
+
+/** A topic a context shows: one part of a summary that a strategy splits into topics (union-find's). */
+export interface InjectedTopic {
+  id: string;
+  summaryVersion: number;
+  members: number;
+  /** Tokens of the block as shown (fewer than stored when lines were left out). */
+  tokens: number;
+  /** Cosine similarity to the query; null when no query was given. */
+  similarity: number | null;
+  /** Summary lines left out for room (its header then says `· N more lines by expanding`); 0 when whole. */
+  linesLeftOut: number;
+}
+
+/** The summary part of a context. */
+export interface ContextSummary {
+  /** The block sent as the summary, or null for none. */
+  summaryBlock: string | null;
+  /** Topics shown, for a strategy that splits its summary into topics; [] otherwise. */
+  injected: InjectedTopic[];
+  /** Topics left out for want of room. */
+  omittedTopicIds: string[];
+}
+
+/** A fork being made: what the strategy may copy into it, inside the fork's transaction. */
+export interface ForkRequest {
+  fromSessionId: string;
+  toSessionId: string;
+  at: number;
+}
+
 /**
  * Contract: `plan` never writes and reads nothing from the store. It throws
  * `NothingToCompactError` when no turn can be summarized and lets a summarizer's error propagate;
@@ -89,6 +153,8 @@ export interface CompactionPlan<State = unknown> {
  */
 export interface CompactionStrategy<State = unknown> {
   readonly name: string;
+  /** The STRATEGY_CONTRACT_VERSION this strategy implements. */
+  readonly contractVersion: number;
   /** Reads what the strategy keeps beside its compaction turns, before planning. */
   loadState?(environment: StrategyEnvironment, request: StateRequest): Promise<State>;
   plan(input: CompactionInput<State>): Promise<CompactionPlan<State>>;
@@ -100,4 +166,17 @@ export interface CompactionStrategy<State = unknown> {
   persist?(tx: StoreOperations, compaction: TurnRecord, state: State): Promise<void>;
   /** After the write committed: keep what a later call may reuse (a cache). Must not write. */
   committed?(environment: StrategyEnvironment, compaction: TurnRecord, state: State): void;
+
+  // The read side.
+  /** How its compaction turn reads as a summary block; the plain block (summary-block.ts) when absent. */
+  renderSummary?(compaction: RenderableCompaction): string;
+  /**
+   * The summary part of a context that starts from one of its compactions, chosen for the query and
+   * fitted to the room; `renderSummary` of the stored summary when absent.
+   */
+  contextSummary?(environment: StrategyEnvironment, request: SummaryRequest): Promise<ContextSummary>;
+  /** Copies what a fork inherits besides its turns (every strategy is asked, whichever the session uses). */
+  forked?(tx: StoreOperations, fork: ForkRequest): Promise<void>;
+  /** Checks the state it keeps, for doctor: problems as data, nothing repaired. */
+  check?(environment: StrategyEnvironment): Promise<Problem[]>;
 }

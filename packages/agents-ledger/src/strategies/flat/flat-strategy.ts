@@ -2,12 +2,22 @@
 // compaction's summary plus the turns since it that fall before the cut; recent turns stay raw.
 
 import { contentText, type NormalTurn } from '@agent-ledger/core';
-import { requireCut } from './choose-cut.ts';
-import type { CompactionInput, CompactionPlan, CompactionStrategy } from './compaction-strategy.ts';
+import { requireCut } from '../../compaction/choose-cut.ts';
+import {
+  type CompactionInput,
+  type CompactionPlan,
+  type CompactionStrategy,
+  STRATEGY_CONTRACT_VERSION,
+} from '../compaction-strategy.ts';
+
+/** The name flat compactions are recorded under; also what an imported transcript's compactions are. */
+export const FLAT = 'flat';
 
 export function createFlatStrategy(): CompactionStrategy {
   return {
-    name: 'flat',
+    name: FLAT,
+    contractVersion: STRATEGY_CONTRACT_VERSION,
+    // Its compaction reads as the plain summary block (summary-block.ts): no renderSummary.
     async plan(input: CompactionInput): Promise<CompactionPlan> {
       const { toSummarize, toKeep, last } = requireCut(input);
       const result = await input.summarizer.summarize({

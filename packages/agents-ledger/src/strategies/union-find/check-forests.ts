@@ -3,15 +3,16 @@
 // the compaction covers, and replaying each session's current forest finds one compactor per turn,
 // no parent cycle, and the member counts and topics its compaction turn recorded.
 
-import { LedgerError } from '@agent-ledger/core';
+import { ForestIntegrityError, LedgerError } from '@agent-ledger/core';
 import { TopicForest } from '@agent-ledger/forest';
-import type { Problem } from '../doctor.ts';
-import type { LedgerContext } from '../ledger-context.ts';
+import type { StoreOperations } from '@agent-ledger/store';
+import type { Problem } from '../../problem.ts';
 import { loadForestState } from './forest-store.ts';
+import { UNION_FIND } from './union-find-caches.ts';
 
-export async function checkForests(ledger: LedgerContext): Promise<Problem[]> {
+export async function checkForests(ledger: { store: StoreOperations }): Promise<Problem[]> {
   const problems: Problem[] = [];
-  for (const finding of await ledger.store.forestIntegrityFindings()) {
+  for (const finding of await ledger.store.forestIntegrityFindings({ forestStrategies: [UNION_FIND] })) {
     const { compactionId, nodeId } = finding;
     switch (finding.code) {
       case 'FOREST_WITHOUT_COMPACTION':
@@ -58,7 +59,7 @@ export async function checkForests(ledger: LedgerContext): Promise<Problem[]> {
 }
 
 async function checkForestReplay(
-  ledger: LedgerContext,
+  ledger: { store: StoreOperations },
   compaction: { compactionId: string; metadata: unknown },
 ): Promise<Problem[]> {
   const id = compaction.compactionId;
@@ -67,7 +68,7 @@ async function checkForestReplay(
     forest = new TopicForest({ state: await loadForestState(ledger.store, id) });
   } catch (error) {
     if (!LedgerError.isInstance(error)) throw error;
-    const ids = 'ids' in error && Array.isArray(error.ids) ? (error.ids as string[]) : [];
+    const ids = ForestIntegrityError.isInstance(error) ? error.ids : [];
     const code = /graduated twice/.test(error.message)
       ? 'TWO_COMPACTORS'
       : /cycle|loops/.test(error.message)

@@ -89,61 +89,8 @@ export function fitTopics(
       omittedTopicIds: [],
     };
   }
-  const counter = options.tokenCounter;
-  // The line break before each shown line (the estimate counts none; a real tokenizer one).
-  const breakTokens = counter.countText('\n');
-  const candidates = topics.map((topic): Candidate => {
-    const [header = '', ...body] = topic.block.split('\n');
-    const values = options.lineValues(body, topic.id);
-    return {
-      topic,
-      header,
-      headerTokens: counter.countText(header),
-      // Blank lines (a model's summary may have them) are neither shown nor counted as left out.
-      lines: body
-        .map((text, index) => ({ text, tokens: counter.countText(text) + breakTokens, value: values[index] ?? 0 }))
-        .filter((line) => line.text.trim() !== ''),
-      kept: new Set(),
-      keptTokens: 0,
-    };
-  });
-  // What the header grows by when lines are left out: counted once per count of lines (the note's
-  // length changes only with its number).
-  const noteTokens = new Map<number, number>();
-  const markerTokens = (candidate: Candidate, kept: number): number => {
-    const leftOut = candidate.lines.length - kept;
-    if (leftOut <= 0) return 0;
-    let tokens = noteTokens.get(leftOut);
-    if (tokens === undefined) {
-      tokens = counter.countText(trimmedHeader('[]', leftOut)) - counter.countText('[]');
-      noteTokens.set(leftOut, tokens);
-    }
-    return tokens;
-  };
-  const costOf = (candidate: Candidate, kept: number, lineTokens: number) =>
-    kept === 0 ? 0 : candidate.headerTokens + lineTokens + markerTokens(candidate, kept) + SEPARATOR_TOKENS;
-
-  /** What showing one more line of a topic adds: the line, and its header the first time. */
-  const addedCost = (candidate: Candidate, line: Line) =>
-    costOf(candidate, candidate.kept.size + 1, candidate.keptTokens + line.tokens) -
-    costOf(candidate, candidate.kept.size, candidate.keptTokens);
-
-  let used = 0;
-  /** Adds a line if the topic's new cost still fits; true when it did. */
-  const tryAdd = (candidate: Candidate, index: number): boolean => {
-    const line = lineAt(candidate, index);
-    const cost = addedCost(candidate, line);
-    if (used + cost > room) return false;
-    candidate.kept.add(index);
-    candidate.keptTokens += line.tokens;
-    used += cost;
-    return true;
-  };
-  const bestFirst = (candidate: Candidate) =>
-    candidate.lines
-      .map((_, index) => index)
-      .sort((a, b) => density(lineAt(candidate, b)) - density(lineAt(candidate, a)) || a - b);
-
+  const fitting = new Fitting(options.tokenCounter, room);
+  const candidates = topics.map((topic) => fitting.candidateOf(topic, options));
   const ranked = [...candidates].sort(
     (a, b) =>
       (b.topic.similarity ?? 0) - (a.topic.similarity ?? 0) || b.topic.touched - a.topic.touched || byPosition(a.topic, b.topic),
@@ -151,38 +98,124 @@ export function fitTopics(
   const near = ranked.filter((candidate) => (candidate.topic.similarity ?? 0) > 0);
   const others = ranked.filter((candidate) => (candidate.topic.similarity ?? 0) <= 0);
   for (const candidate of near) {
-    for (const index of bestFirst(candidate)) tryAdd(candidate, index);
+    for (const index of bestFirst(candidate)) fitting.tryAdd(candidate, index);
   }
-  // Greedy by value per square root of cost, one line at a time; a topic's first line also pays for
-  // its header (and the note of lines left out), so a topic enters only when its best line is worth that overhead.
-  const queues = new Map(others.map((candidate) => [candidate, bestFirst(candidate)]));
-  for (;;) {
-    let best: { candidate: Candidate; index: number; score: number } | null = null;
-    for (const [candidate, queue] of queues) {
-      const index = queue[0];
-      if (index === undefined) continue;
-      const line = lineAt(candidate, index);
-      const score = line.value / Math.sqrt(Math.max(8, addedCost(candidate, line)));
-      if (!best || score > best.score) best = { candidate, index, score };
-    }
-    if (!best) break;
-    (queues.get(best.candidate) as number[]).shift();
-    tryAdd(best.candidate, best.index);
-  }
-  const headerOnly = new Set<Candidate>();
-  for (const candidate of others) {
-    // Nothing to choose from: the header alone, when it fits.
-    if (candidate.lines.length === 0 && used + candidate.topic.blockTokens + SEPARATOR_TOKENS <= room) {
-      headerOnly.add(candidate);
-      used += candidate.topic.blockTokens + SEPARATOR_TOKENS;
-    }
-  }
-  const chosen = enforceRoom(candidates, headerOnly, room, counter);
+  fitting.addGreedily(others);
+  const headerOnly = fitting.headersThatFit(others);
+  const chosen = enforceRoom(candidates, headerOnly, room, options.tokenCounter);
   const shown = new Set(chosen.map((topic) => topic.id));
   return {
     chosen,
     omittedTopicIds: ranked.filter((candidate) => !shown.has(candidate.topic.id)).map((candidate) => candidate.topic.id),
   };
+}
+
+/** A topic's line indexes, most value per token first. */
+function bestFirst(candidate: Candidate): number[] {
+  return candidate.lines
+    .map((_, index) => index)
+    .sort((a, b) => density(lineAt(candidate, b)) - density(lineAt(candidate, a)) || a - b);
+}
+
+/** One fitting of topics into a room: what is used so far, and what each added line costs. */
+class Fitting {
+  private used = 0;
+  // What the header grows by when lines are left out: counted once per count of lines (the note's
+  // length changes only with its number).
+  private readonly noteTokens = new Map<number, number>();
+  // The line break before each shown line (the estimate counts none; a real tokenizer one).
+  private readonly breakTokens: number;
+
+  constructor(
+    private readonly counter: TokenCounter,
+    private readonly room: number,
+  ) {
+    this.breakTokens = counter.countText('\n');
+  }
+
+  candidateOf(topic: TopicToFit, options: FitTopicsOptions): Candidate {
+    const [header = '', ...body] = topic.block.split('\n');
+    const values = options.lineValues(body, topic.id);
+    return {
+      topic,
+      header,
+      headerTokens: this.counter.countText(header),
+      // Blank lines (a model's summary may have them) are neither shown nor counted as left out.
+      lines: body
+        .map((text, index) => ({ text, tokens: this.counter.countText(text) + this.breakTokens, value: values[index] ?? 0 }))
+        .filter((line) => line.text.trim() !== ''),
+      kept: new Set(),
+      keptTokens: 0,
+    };
+  }
+
+  /** Adds a line if the topic's new cost still fits; true when it did. */
+  tryAdd(candidate: Candidate, index: number): boolean {
+    const line = lineAt(candidate, index);
+    const cost = this.addedCost(candidate, line);
+    if (this.used + cost > this.room) return false;
+    candidate.kept.add(index);
+    candidate.keptTokens += line.tokens;
+    this.used += cost;
+    return true;
+  }
+
+  /**
+   * Greedy by value per square root of cost, one line at a time; a topic's first line also pays for
+   * its header (and the note of lines left out), so a topic enters only when its best line is worth
+   * that overhead.
+   */
+  addGreedily(others: readonly Candidate[]): void {
+    const queues = new Map(others.map((candidate) => [candidate, bestFirst(candidate)]));
+    for (;;) {
+      let best: { candidate: Candidate; index: number; score: number } | null = null;
+      for (const [candidate, queue] of queues) {
+        const index = queue[0];
+        if (index === undefined) continue;
+        const line = lineAt(candidate, index);
+        const score = line.value / Math.sqrt(Math.max(8, this.addedCost(candidate, line)));
+        if (!best || score > best.score) best = { candidate, index, score };
+      }
+      if (!best) break;
+      (queues.get(best.candidate) as number[]).shift();
+      this.tryAdd(best.candidate, best.index);
+    }
+  }
+
+  /** Topics with no lines to choose from: the header alone, when it fits. */
+  headersThatFit(others: readonly Candidate[]): Set<Candidate> {
+    const headerOnly = new Set<Candidate>();
+    for (const candidate of others) {
+      if (candidate.lines.length === 0 && this.used + candidate.topic.blockTokens + SEPARATOR_TOKENS <= this.room) {
+        headerOnly.add(candidate);
+        this.used += candidate.topic.blockTokens + SEPARATOR_TOKENS;
+      }
+    }
+    return headerOnly;
+  }
+
+  /** What showing one more line of a topic adds: the line, and its header the first time. */
+  private addedCost(candidate: Candidate, line: Line): number {
+    return (
+      this.costOf(candidate, candidate.kept.size + 1, candidate.keptTokens + line.tokens) -
+      this.costOf(candidate, candidate.kept.size, candidate.keptTokens)
+    );
+  }
+
+  private costOf(candidate: Candidate, kept: number, lineTokens: number): number {
+    return kept === 0 ? 0 : candidate.headerTokens + lineTokens + this.markerTokens(candidate, kept) + SEPARATOR_TOKENS;
+  }
+
+  private markerTokens(candidate: Candidate, kept: number): number {
+    const leftOut = candidate.lines.length - kept;
+    if (leftOut <= 0) return 0;
+    let tokens = this.noteTokens.get(leftOut);
+    if (tokens === undefined) {
+      tokens = this.counter.countText(trimmedHeader('[]', leftOut)) - this.counter.countText('[]');
+      this.noteTokens.set(leftOut, tokens);
+    }
+    return tokens;
+  }
 }
 
 /**

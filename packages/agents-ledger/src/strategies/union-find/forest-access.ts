@@ -6,31 +6,33 @@
 
 import { TopicForest } from '@agent-ledger/forest';
 import type { StoreOperations } from '@agent-ledger/store';
-import type { LedgerContext } from '../ledger-context.ts';
 import { loadForestState } from './forest-store.ts';
+import type { UnionFindCaches } from './union-find-caches.ts';
 
-export async function sharedForest(
-  ledger: LedgerContext,
-  compactionId: string,
-  drops: ReadonlySet<string>,
-): Promise<TopicForest> {
-  let forest = ledger.forests.get(compactionId);
+/** Where a forest is read from and kept: the store, and the strategy's caches. */
+export interface ForestSource {
+  store: StoreOperations;
+  caches: UnionFindCaches;
+}
+
+export async function sharedForest(source: ForestSource, compactionId: string, drops: ReadonlySet<string>): Promise<TopicForest> {
+  let forest = source.caches.forests.get(compactionId);
   if (!forest) {
-    forest = new TopicForest({ state: await loadForestState(ledger.store, compactionId) });
-    ledger.forests.set(compactionId, forest);
+    forest = new TopicForest({ state: await loadForestState(source.store, compactionId) });
+    source.caches.forests.set(compactionId, forest);
   }
   return markDrops(forest, drops);
 }
 
 /** The forest to build the next compaction on: `compactionId`'s, or a fresh one for null. */
 export async function forestToExtend(
-  ledger: Pick<LedgerContext, 'forests' | 'forestConfig'>,
-  store: StoreOperations,
+  source: ForestSource,
   compactionId: string | null,
   drops: ReadonlySet<string>,
 ): Promise<TopicForest> {
-  if (compactionId === null) return new TopicForest({ config: ledger.forestConfig });
-  const forest = ledger.forests.take(compactionId) ?? new TopicForest({ state: await loadForestState(store, compactionId) });
+  if (compactionId === null) return new TopicForest({ config: source.caches.config });
+  const forest =
+    source.caches.forests.take(compactionId) ?? new TopicForest({ state: await loadForestState(source.store, compactionId) });
   return markDrops(forest, drops);
 }
 

@@ -2,7 +2,7 @@
 // replays a forest's rows once, not on every call. Bounded: the least recently used go first.
 
 import type { TopicForest } from '@agent-ledger/forest';
-import { LruMap } from '../lru-map.ts';
+import { LruMap } from '../../lru-map.ts';
 
 export class ForestCache {
   private readonly forests: LruMap<TopicForest>;

@@ -7,7 +7,7 @@
 import { contentText, ForestIntegrityError } from '@agent-ledger/core';
 import type { Cluster, ForestChanges, ForestConfig, ForestState, TopicForest } from '@agent-ledger/forest';
 import type { StoreOperations } from '@agent-ledger/store';
-import { readTurnRowsById } from '../store/turns-by-id.ts';
+import { readTurnRowsById } from '../../store/turns-by-id.ts';
 
 /** A cluster as stored with a compaction: the forest's view plus how it is shown in a context. */
 export interface TopicRecord {

@@ -4,7 +4,7 @@
 // 1.2 ms). A topic's stored block never changes (forest rows are write-once), so nothing goes stale.
 // Bounded: the least recently used go first.
 
-import { LruMap } from '../lru-map.ts';
+import { LruMap } from '../../lru-map.ts';
 
 export class LineValueCache {
   private readonly values: LruMap<number[]>;

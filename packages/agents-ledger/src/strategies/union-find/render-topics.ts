@@ -3,6 +3,7 @@
 // (temporal questions need dates) and the note-store spec's compacts=N / compaction=P% annotations.
 
 import type { TokenCounter } from '@agent-ledger/core';
+import { compactionPercentOf } from '../../summary-block.ts';
 
 export interface TopicBlockInput {
   id: string;
@@ -30,12 +31,6 @@ export function renderTopicBlock(
   // Short on purpose: up to maxClusters of these headers sit in every context.
   const header = `[topic ${topic.id} · ${timeSpan(topic.firstTimestamp, topic.lastTimestamp)} · compacts=${topic.members} compaction=${compactionPercent}%${unsummarized}]`;
   return { block: body ? `${header}\n${body}` : header, compactionPercent };
-}
-
-/** The note-store spec's metric: 100 × (1 − digest size / expanded size), 0 when nothing was expanded. */
-export function compactionPercentOf(digestTokens: number, sourceTokens: number): number {
-  if (sourceTokens <= 0) return 0;
-  return Math.max(0, Math.round(100 * (1 - digestTokens / sourceTokens)));
 }
 
 export function renderTopicsHeader(compactionId: string, summarizedThroughTurnId: string): string {

@@ -7,24 +7,24 @@
 // and the document frequencies of the query's terms, never the forest's nodes or its members'
 // turns, so it costs the same after a restart at 100k turns as at 1k.
 
+import type { TokenCounter } from '@agent-ledger/core';
 import { querySimilarity, queryTerms, storedCentroid, TfIdfModel, vectorNorm } from '@agent-ledger/forest';
+import type { StoreOperations } from '@agent-ledger/store';
 import { lineSalience } from '@agent-ledger/summarizers';
-import type { LedgerContext } from '../ledger-context.ts';
+import type { InjectedTopic } from '../compaction-strategy.ts';
 import { fitTopics } from './fit-topics.ts';
 import { type ForestClusterRecord, readTopicRows } from './forest-store.ts';
+import type { LineValueCache } from './line-value-cache.ts';
 import { renderTopicsHeader } from './render-topics.ts';
 import { activeDrops } from './topic-drops.ts';
 
-export interface InjectedTopic {
-  id: string;
-  summaryVersion: number;
-  members: number;
-  /** Tokens of the block as shown (fewer than stored when lines were left out). */
-  tokens: number;
-  /** Cosine similarity to the query; null when no query was given. */
-  similarity: number | null;
-  /** Summary lines left out for room (its header then says `· N more lines by expanding`); 0 when whole. */
-  linesLeftOut: number;
+export type { InjectedTopic } from '../compaction-strategy.ts';
+
+/** What choosing topics reads and keeps: the store, the token counter, the strategy's line values. */
+export interface TopicReader {
+  store: StoreOperations;
+  tokenCounter: TokenCounter;
+  lineValues: LineValueCache;
 }
 
 export interface TopicSelection {
@@ -34,8 +34,7 @@ export interface TopicSelection {
   omittedTopicIds: string[];
 }
 
-/** Default share of the budget topics may take when raw turns want the rest (see docs/context.md). */
-export const DEFAULT_TOPIC_SHARE = 0.5;
+export { DEFAULT_TOPIC_SHARE } from '../compaction-strategy.ts';
 
 export interface TopicContextInput {
   compaction: { id: string; summarizedThroughTurnId: string };
@@ -45,7 +44,7 @@ export interface TopicContextInput {
   room?: number;
 }
 
-export async function topicContext(ledger: LedgerContext, input: TopicContextInput): Promise<TopicSelection> {
+export async function topicContext(ledger: TopicReader, input: TopicContextInput): Promise<TopicSelection> {
   const drops = await activeDrops(ledger.store, input.viewSessionId);
   const rows = (await readTopicRows(ledger.store, input.compaction.id)).filter((row) => !drops.has(row.rootId));
   const similarities = input.query?.trim()
@@ -67,7 +66,7 @@ export async function topicContext(ledger: LedgerContext, input: TopicContextInp
     {
       tokenCounter: ledger.tokenCounter,
       lineValues: (lines, topicId) =>
-        ledger.topicLineValues.valuesOf(input.compaction.id, topicId, () => lineSalience(lines, ledger.tokenCounter)),
+        ledger.lineValues.valuesOf(input.compaction.id, topicId, () => lineSalience(lines, ledger.tokenCounter)),
     },
   );
   const byId = new Map(rows.map((row) => [row.rootId, row]));
@@ -94,7 +93,7 @@ export async function topicContext(ledger: LedgerContext, input: TopicContextInp
  * gives, read from one compaction's rows and one lookup per query term.
  */
 async function querySimilarities(
-  ledger: LedgerContext,
+  ledger: TopicReader,
   compactionId: string,
   query: string,
   rows: readonly ForestClusterRecord[],

@@ -15,15 +15,13 @@ export async function isDropped(store: StoreOperations, sessionId: string, clust
 
 export function recordDrop(
   store: StoreOperations,
-  sessionId: string,
-  clusterId: string,
-  dropped: boolean,
-  at: number,
+  drop: { sessionId: string; clusterId: string; dropped: boolean; at: number },
 ): Promise<void> {
-  return store.recordTopicDrop({ sessionId, clusterId, dropped, at });
+  return store.recordTopicDrop(drop);
 }
 
 /** A fork starts with its source's drops (a few rows, whatever the history's length). */
 export async function copyDrops(store: StoreOperations, fromSessionId: string, toSessionId: string, at: number): Promise<void> {
-  for (const clusterId of await activeDrops(store, fromSessionId)) await recordDrop(store, toSessionId, clusterId, true, at);
+  for (const clusterId of await activeDrops(store, fromSessionId))
+    await recordDrop(store, { sessionId: toSessionId, clusterId, dropped: true, at });
 }

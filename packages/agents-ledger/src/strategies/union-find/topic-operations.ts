@@ -4,15 +4,16 @@
 
 import { ClusterNotFoundError, type CompactionTurn, InvalidInputError, type Turn } from '@agent-ledger/core';
 import type { SessionRecord, StoredTurn } from '@agent-ledger/store';
-import { effectiveCompaction } from '../chain-arithmetic.ts';
-import { findCompactionThatSummarized } from '../history.ts';
-import type { LedgerContext } from '../ledger-context.ts';
-import { requireSessionRow, requireTurnRow } from '../store/chain.ts';
-import { turnsWithEventLinks } from '../store/event-links.ts';
-import { readTurnRowsById } from '../store/turns-by-id.ts';
+import { effectiveCompaction } from '../../chain-arithmetic.ts';
+import { findCompactionThatSummarized } from '../../history.ts';
+import type { LedgerContext } from '../../ledger-context.ts';
+import { requireSessionRow, requireTurnRow } from '../../store/chain.ts';
+import { turnsWithEventLinks } from '../../store/event-links.ts';
+import { readTurnRowsById } from '../../store/turns-by-id.ts';
 import { sharedForest } from './forest-access.ts';
 import { readTopicRows } from './forest-store.ts';
 import { activeDrops, isDropped, recordDrop } from './topic-drops.ts';
+import { UNION_FIND, unionFindCaches } from './union-find-caches.ts';
 
 export interface Topic {
   id: string;
@@ -71,8 +72,8 @@ export async function findTopic(ledger: LedgerContext, turnId: string, sessionId
     : null;
   const compactor = await findCompactionThatSummarized(ledger, turnId, { sessionId: view.id });
   if (!compaction || !compactor) return { turnId, clusterId: null, compactionId: compactor ? (compaction?.id ?? null) : null };
-  if (compaction.strategy !== 'union-find') return { turnId, clusterId: null, compactionId: compaction.id };
-  const forest = await sharedForest(ledger, compaction.id, await activeDrops(store, view.id));
+  if (compaction.strategy !== UNION_FIND) return { turnId, clusterId: null, compactionId: compaction.id };
+  const forest = await sharedForest(forestSource(ledger), compaction.id, await activeDrops(store, view.id));
   // A turn a flat compaction summarized before the forest began is in the topic its summary joined.
   let node: CompactionTurn | null = compactor;
   let clusterId = forest.find(turnId);
@@ -85,7 +86,7 @@ export async function findTopic(ledger: LedgerContext, turnId: string, sessionId
 
 export async function expandTopic(ledger: LedgerContext, clusterId: string, sessionId?: string): Promise<Turn[]> {
   const { view, compaction } = await topicView(ledger, clusterId, sessionId);
-  const forest = await sharedForest(ledger, compaction.id, await activeDrops(ledger.store, view.id));
+  const forest = await sharedForest(forestSource(ledger), compaction.id, await activeDrops(ledger.store, view.id));
   const ids = forest.expand(clusterId);
   const rows = await readTurnRowsById(ledger.store, ids);
   return turnsWithEventLinks(
@@ -104,10 +105,11 @@ export async function setTopicDropped(
   const { view, compaction } = await topicView(ledger, clusterId, sessionId);
   if (!(await readTopicRows(ledger.store, compaction.id)).some((row) => row.rootId === clusterId)) {
     // Let the forest explain: a member of another topic, or not in the forest at all.
-    (await sharedForest(ledger, compaction.id, new Set())).expand(clusterId);
+    (await sharedForest(forestSource(ledger), compaction.id, new Set())).expand(clusterId);
   }
   await ledger.store.transaction(async (tx) => {
-    if ((await isDropped(tx, view.id, clusterId)) !== dropped) await recordDrop(tx, view.id, clusterId, dropped, ledger.now());
+    if ((await isDropped(tx, view.id, clusterId)) !== dropped)
+      await recordDrop(tx, { sessionId: view.id, clusterId, dropped, at: ledger.now() });
   });
   return (await listTopics(ledger, view.id)).find((topic) => topic.id === clusterId) as Topic;
 }
@@ -132,10 +134,14 @@ async function topicView(ledger: LedgerContext, clusterId: string, sessionId?: s
 async function unionFindCompactionOf(ledger: LedgerContext, view: SessionRecord): Promise<StoredTurn | null> {
   if (!view.headTurnId) return null;
   const compaction = await effectiveCompaction(ledger.store, await requireTurnRow(ledger.store, view.headTurnId), view);
-  return compaction?.strategy === 'union-find' ? compaction : null;
+  return compaction?.strategy === UNION_FIND ? compaction : null;
 }
 
 function preview(text: string, length = 120): string {
   const flat = text.replace(/\s+/g, ' ').trim();
   return flat.length <= length ? flat : `${flat.slice(0, length - 1)}…`;
+}
+
+function forestSource(ledger: LedgerContext) {
+  return { store: ledger.store, caches: unionFindCaches(ledger.strategies) };
 }
