@@ -5,7 +5,7 @@
 // source's key, so a re-run over a transcript costs O(lines), whatever the ledger holds.
 
 import type { AgentsLedger } from '@agent-ledger/agents-ledger';
-import type { LeaseRequest, TranscriptPosition } from '@agent-ledger/store';
+import type { LeaseRequest, TranscriptPosition, TranscriptSourceRecord } from '@agent-ledger/store';
 
 export interface SourceRecord {
   sessionId: string;
@@ -15,7 +15,8 @@ export interface SourceRecord {
 
 export interface ImportRecords {
   source(key: string): Promise<SourceRecord | undefined>;
-  addSource(key: string, format: string, sessionId: string, path: string, at: number): Promise<void>;
+  /** Records the ledger session a source session became (once: the first import of it). */
+  addSource(source: TranscriptSourceRecord): Promise<void>;
   /** The turns holding lines: null for a known line before any turn; unknown lines are absent. */
   lineTurns(key: string, lineIds: readonly string[]): Promise<Map<string, string | null>>;
   /** Records a line (buffered until `flush`; a line recorded already keeps its turn). */
@@ -56,8 +57,7 @@ export function importRecords(ledger: AgentsLedger): ImportRecords {
       const found = await store.getTranscriptSource(key);
       return found ? { sessionId: found.sessionId, format: found.format, path: found.path } : undefined;
     },
-    addSource: (key, format, sessionId, path, at) =>
-      store.insertTranscriptSource({ key, format, sessionId, path, importedAt: at }),
+    addSource: (source) => store.insertTranscriptSource(source),
     lineTurns: async (key, lineIds) => {
       const buffered = pending.get(key);
       const found = new Map<string, string | null>();

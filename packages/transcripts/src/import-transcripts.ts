@@ -89,7 +89,7 @@ export async function importTranscripts(options: ImportTranscriptsOptions): Prom
     const progress = () => options.onProgress?.({ ...counts, file: file.path, filesDone: index, filesTotal: files.length });
     progress();
     try {
-      const imported = await importFile(file.path, counts, options, result.problems, progress);
+      const imported = await importFile(file.path, { counts, options, problems: result.problems, progress });
       if (imported) result.sources.push(imported);
     } catch (error) {
       // Another import of the file is running: it imports what this one would have.
@@ -143,25 +143,27 @@ interface Reading {
   sessionSeen: boolean;
 }
 
-async function importFile(
-  file: string,
-  counts: WriteCounts,
-  options: ImportTranscriptsOptions,
-  problems: ImportProblem[],
-  progress: () => void,
-): Promise<ImportedSource | null> {
+interface ImportRun {
+  counts: WriteCounts;
+  options: ImportTranscriptsOptions;
+  problems: ImportProblem[];
+  progress: () => void;
+}
+
+async function importFile(file: string, run: ImportRun): Promise<ImportedSource | null> {
+  const { options } = run;
   const records = importRecords(options.ledger);
   if (file === '-') {
     const reading: Reading = { records, tracker: null, resumedAt: null, lineFormat: false, sessionSeen: false };
-    return importLines(readLines(options.stdin ?? process.stdin), file, reading, { counts, options, problems, progress });
+    return importLines(readLines(options.stdin ?? process.stdin), file, reading, run);
   }
   return withFileLease(records, file, { waitMs: options.busyWaitMs ?? DEFAULT_BUSY_WAIT_MS }, async () => {
     // A JSONL transcript read before resumes where that import stopped (resume-position.ts).
     const resume = file.endsWith('.jsonl') ? resumePoint(file, await records.position(file)) : null;
     const tracker = positionTracker(resume?.from ?? null);
     const reading: Reading = { records, tracker, resumedAt: resume?.from.line ?? null, lineFormat: false, sessionSeen: false };
-    const lines = resume ? headThenRest(file, resume.from, reading, counts) : readLines(file);
-    const imported = await importLines(tracker.observe(lines), file, reading, { counts, options, problems, progress });
+    const lines = resume ? headThenRest(file, resume.from, reading, run.counts) : readLines(file);
+    const imported = await importLines(tracker.observe(lines), file, reading, run);
     const next = tracker.next();
     if (reading.lineFormat && next && tracker.head !== undefined)
       await records.setPosition({ path: file, ...next, head: headDigest(tracker.head), updatedAt: Date.now() });
@@ -204,25 +206,25 @@ async function* watchedEntries(entries: AsyncIterable<TranscriptEntry>, reading:
   }
 }
 
-interface ImportRun {
-  counts: WriteCounts;
-  options: ImportTranscriptsOptions;
-  problems: ImportProblem[];
-  progress: () => void;
+/** JSONL transcripts are appended to while their tool runs; a .json document is written whole. */
+function mayBeGrowing(file: string): boolean {
+  return file.endsWith('.jsonl');
 }
 
-async function importLines(
-  source: AsyncIterable<SourceLine>,
-  file: string,
-  reading: Reading,
-  { counts, options, problems, progress }: ImportRun,
-): Promise<ImportedSource | null> {
+/** A file's first lines, looked at to find its format, and every line from the start. */
+interface Peeked {
+  /** Up to five first non-empty lines (fewer on a resumed read, once a format knows them). */
+  firstLines: string[];
+  /** A last line still being written was met: a file with no other line is a transcript just begun. */
+  unfinishedHead: boolean;
+  all: AsyncGenerator<SourceLine>;
+}
+
+/** Peeks at the first non-empty lines, then hands back every line from the start. */
+async function peek(source: AsyncIterable<SourceLine>, file: string, reading: Reading): Promise<Peeked> {
   const lines = source[Symbol.asyncIterator]();
-  // Peek at the first non-empty lines, then hand the format every line from the start.
   const head: SourceLine[] = [];
   const firstLines: string[] = [];
-  // JSONL transcripts are appended to while their tool runs; a .json document is written whole.
-  const mayBeGrowing = file.endsWith('.jsonl');
   let unfinishedHead = false;
   // A resumed read stops looking as soon as a format knows the lines: the lines it would read past
   // are ones the last import already read, and the read must reach where it resumes from quickly.
@@ -234,13 +236,24 @@ async function importLines(
     head.push(next.value);
     if (next.value.text.trim() === '') continue;
     // A last line still being written says nothing yet about the format.
-    if (mayBeGrowing && isUnfinished(next.value)) unfinishedHead = true;
+    if (mayBeGrowing(file) && isUnfinished(next.value)) unfinishedHead = true;
     else firstLines.push(next.value.text);
   }
   const all = (async function* () {
     yield* head;
     for (let next = await lines.next(); !next.done; next = await lines.next()) yield next.value;
   })();
+  return { firstLines, unfinishedHead, all };
+}
+
+async function importLines(
+  source: AsyncIterable<SourceLine>,
+  file: string,
+  reading: Reading,
+  run: ImportRun,
+): Promise<ImportedSource | null> {
+  const { counts, options, problems } = run;
+  const { firstLines, unfinishedHead, all } = await peek(source, file, reading);
   const first = firstLines[0];
   if (first === undefined) {
     if (unfinishedHead) counts.unfinished += 1;
@@ -253,21 +266,28 @@ async function importLines(
         ? LINE_FORMATS.find((format) => format.detect(firstLines))
         : undefined
       : LINE_FORMATS.find((format) => format.name === options.format);
-  if (lineFormat) {
-    reading.lineFormat = true;
-    const finished = mayBeGrowing
-      ? finishedLines(all, (line) => {
-          counts.unfinished += 1;
-          reading.tracker?.unfinished(line);
-        })
-      : all;
-    const entries = watchedEntries(lineFormat.read(finished, { path: file }), reading);
-    return write(lineFormat.name, entries, file, reading, { counts, options, problems, progress });
-  }
+  if (!lineFormat) return importDocument(all, file, reading, run);
+  reading.lineFormat = true;
+  const finished = mayBeGrowing(file)
+    ? finishedLines(all, (line) => {
+        counts.unfinished += 1;
+        reading.tracker?.unfinished(line);
+      })
+    : all;
+  const entries = watchedEntries(lineFormat.read(finished, { path: file }), reading);
+  return write({ format: lineFormat.name, entries, file, reading }, run);
+}
 
-  // Not JSONL of a known tool: a whole JSON document (nexus-eval/v1 or a messages list).
+/** Not JSONL of a known tool: a whole JSON document (nexus-eval/v1 or a messages list). */
+async function importDocument(
+  lines: AsyncIterable<SourceLine>,
+  file: string,
+  reading: Reading,
+  run: ImportRun,
+): Promise<ImportedSource | null> {
+  const { options } = run;
   const chunks: string[] = [];
-  for await (const line of all) chunks.push(line.text);
+  for await (const line of lines) chunks.push(line.text);
   let value: unknown;
   try {
     value = JSON.parse(chunks.join('\n'));
@@ -283,22 +303,22 @@ async function importLines(
       : isMessagesJson(value)
         ? 'messages'
         : undefined);
-  if (format === 'nexus-eval') return importNexusEval(value, file, counts, options);
+  if (format === 'nexus-eval') return importNexusEval(value, file, run.counts, options);
   if (format === 'messages')
-    return write('messages', toAsync(messagesEntries(value, { path: file })), file, reading, {
-      counts,
-      options,
-      problems,
-      progress,
-    });
+    return write({ format: 'messages', entries: toAsync(messagesEntries(value, { path: file })), file, reading }, run);
   throw new InvalidInputError(`${file} is JSON but not a conversation this tool knows. ${FORMATS_HELP}`);
 }
 
+/** One file's entries, in the format they were read as, to be written. */
+interface FileEntries {
+  format: FormatName;
+  entries: AsyncIterable<TranscriptEntry>;
+  file: string;
+  reading: Reading;
+}
+
 async function write(
-  format: FormatName,
-  entries: AsyncIterable<TranscriptEntry>,
-  file: string,
-  reading: Reading,
+  { format, entries, file, reading }: FileEntries,
   { counts, options, problems, progress }: ImportRun,
 ): Promise<ImportedSource | null> {
   const written = await writeEntries(entries, {
@@ -342,7 +362,7 @@ async function importNexusEval(
     ...(options.settings ? { settings: options.settings } : {}),
     ...(options.strategy ? { strategy: options.strategy } : {}),
   });
-  await store.addSource(key, 'nexus-eval', imported.sessionId, file, Date.now());
+  await store.addSource({ key, format: 'nexus-eval', sessionId: imported.sessionId, path: file, importedAt: Date.now() });
   counts.turns += imported.turns;
   counts.compactions += imported.compactions;
   return {

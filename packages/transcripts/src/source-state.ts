@@ -1,12 +1,25 @@
 // What the writer knows of one source while it writes it: the ledger sessions it maps to and their
 // heads, and how a source line is looked up (its own record, or the source a pi fork copied).
 // Opening a source finds the session an earlier import made, or creates it (a fork when the
-// source continues another one).
+// source continues another one); an entry that follows a turn goes to the session whose head that
+// turn is, or to a new fork there. The writer (write-entries.ts) uses this module, never the reverse:
+// what it needs of the writer's options is `SourceContext`.
 
 import type { AgentsLedger } from '@agent-ledger/agents-ledger';
+import type { SessionSettings } from '@agent-ledger/core';
 import type { ImportRecords } from './import-store.ts';
-import type { SourceSession, TranscriptEntry } from './transcript-entry.ts';
-import type { WriteOptions } from './write-entries.ts';
+import type { FormatName, SourceSession, TranscriptEntry } from './transcript-entry.ts';
+
+/** What opening a source and making its sessions need of the import writing it. */
+export interface SourceContext {
+  ledger: AgentsLedger;
+  store: ImportRecords;
+  format: FormatName;
+  path: string;
+  settings?: Partial<SessionSettings>;
+  /** The forks this module makes are counted here. */
+  counts: { forks: number };
+}
 
 export interface SourceState {
   key: string;
@@ -63,7 +76,7 @@ export async function freshPart<
 
 export async function openSource(
   session: SourceSession,
-  options: WriteOptions,
+  options: SourceContext,
 ): Promise<{ state: SourceState; created: boolean }> {
   const { ledger, store } = options;
   const known = await store.source(session.key);
@@ -111,7 +124,7 @@ export async function openSource(
     ? (await ledger.forkFrom(forkPoint, { label: session.label, settings: options.settings })).session.id
     : (await ledger.createSession({ label: session.label, settings: options.settings })).id;
   if (forkPoint) options.counts.forks += 1;
-  await store.addSource(session.key, options.format, sessionId, options.path, Date.now());
+  await store.addSource({ key: session.key, format: options.format, sessionId, path: options.path, importedAt: Date.now() });
   const heads = new Map<string, string>();
   if (forkPoint) heads.set(forkPoint, sessionId);
   const sessionHeads = new Map<string, string | null>([[sessionId, forkPoint ?? null]]);
@@ -139,14 +152,49 @@ async function forkPointOf(forkOf: NonNullable<SourceSession['forkOf']>, store: 
   return undefined;
 }
 
+/**
+ * The session an entry following `parentTurnId` goes to: the one whose head it is, or a new fork
+ * (labelled `forkLabel` when the source names one, else after the source's session).
+ */
+export async function sessionAfter(
+  state: SourceState,
+  parentTurnId: string | null,
+  options: SourceContext,
+  forkLabel?: string,
+): Promise<string> {
+  if (state.mainSessionId === '') return openPendingFork(state, parentTurnId, options);
+  if (parentTurnId === null) {
+    // A second root in one file (resumed or truncated): it continues the main line.
+    const mainHead = state.sessionHeads.get(state.mainSessionId) ?? null;
+    return mainHead === null ? state.mainSessionId : sessionAfter(state, mainHead, options);
+  }
+  const owner = state.heads.get(parentTurnId);
+  if (owner) return owner;
+  const fork = await options.ledger.forkFrom(parentTurnId, {
+    label: forkLabel ?? `${state.label} · branch`,
+    settings: options.settings,
+  });
+  options.counts.forks += 1;
+  state.heads.set(parentTurnId, fork.session.id);
+  state.sessionHeads.set(fork.session.id, parentTurnId);
+  return fork.session.id;
+}
+
+/** A turn was written after `from`: it is now the session's head, where an entry following it goes. */
+export function moveHead(state: SourceState, sessionId: string, from: string | null, to: string): void {
+  if (from !== null && state.heads.get(from) === sessionId) state.heads.delete(from);
+  state.heads.set(to, sessionId);
+  state.sessionHeads.set(sessionId, to);
+}
+
 /** Makes the session of a source whose fork point was waiting for its first new line (see openSource). */
-export async function openPendingFork(state: SourceState, parentTurnId: string | null, options: WriteOptions): Promise<string> {
+async function openPendingFork(state: SourceState, parentTurnId: string | null, options: SourceContext): Promise<string> {
   const { ledger, store } = options;
   const sessionId = parentTurnId
     ? (await ledger.forkFrom(parentTurnId, { label: state.label, settings: options.settings })).session.id
     : (await ledger.createSession({ label: state.label, settings: options.settings })).id;
   if (parentTurnId) options.counts.forks += 1;
-  await store.addSource(state.key, options.format, sessionId, options.path, Date.now());
+  await store.addSource({ key: state.key, format: options.format, sessionId, path: options.path, importedAt: Date.now() });
   state.mainSessionId = sessionId;
   state.sessionHeads.set(sessionId, parentTurnId);
   if (parentTurnId) state.heads.set(parentTurnId, sessionId);
@@ -160,7 +208,7 @@ export async function openPendingFork(state: SourceState, parentTurnId: string |
  * source's heads and record the lines of the turns that lack them; the walk stops at the first turn
  * already recorded, so it costs a lookup per session when nothing was lost.
  */
-async function recordUnrecordedLines(state: SourceState, options: WriteOptions): Promise<void> {
+async function recordUnrecordedLines(state: SourceState, options: SourceContext): Promise<void> {
   const { ledger, store } = options;
   for (const [sessionId, head] of state.sessionHeads) {
     let turnId = head;

@@ -8,11 +8,19 @@
 // turn names its lines in its metadata: openSource records the lines of turns that lack them), so
 // an interrupted import resumes where it stopped without writing a turn twice.
 
-import type { AgentsLedger, AppendTurnInput } from '@agent-ledger/agents-ledger';
-import { type CompactionTurn, LedgerError, type SessionSettings } from '@agent-ledger/core';
+import type { AppendTurnInput } from '@agent-ledger/agents-ledger';
+import { type CompactionTurn, LedgerError } from '@agent-ledger/core';
 import type { ImportRecords } from './import-store.ts';
-import { freshPart, lineTurnOf, openPendingFork, openSource, type SourceState } from './source-state.ts';
-import type { CompactionEntry, FormatName, ProblemEntry, SkipEntry, TranscriptEntry, TurnEntry } from './transcript-entry.ts';
+import {
+  freshPart,
+  lineTurnOf,
+  moveHead,
+  openSource,
+  type SourceContext,
+  type SourceState,
+  sessionAfter,
+} from './source-state.ts';
+import type { CompactionEntry, ProblemEntry, SkipEntry, TranscriptEntry, TurnEntry } from './transcript-entry.ts';
 
 const BATCH_TURNS = 500;
 
@@ -46,12 +54,7 @@ export interface WrittenSource {
   added: number;
 }
 
-export interface WriteOptions {
-  ledger: AgentsLedger;
-  store: ImportRecords;
-  format: FormatName;
-  path: string;
-  settings?: Partial<SessionSettings>;
+export interface WriteOptions extends SourceContext {
   counts: WriteCounts;
   onProblem(problem: ImportProblem): void;
   /** A line left for the next import (a round or compaction the tool is still writing). */
@@ -259,40 +262,6 @@ async function resolveParent(
   if (parentLineId === null) return null;
   // A parent the file never wrote (a truncated or resumed file): carry on after the previous entry.
   return (await lineTurnOf(state, store, parentLineId)) ?? previousTurnId;
-}
-
-/**
- * The session an entry following `parentTurnId` goes to: the one whose head it is, or a new fork
- * (labelled `forkLabel` when the source names one, else after the source's session).
- */
-async function sessionAfter(
-  state: SourceState,
-  parentTurnId: string | null,
-  options: WriteOptions,
-  forkLabel?: string,
-): Promise<string> {
-  if (state.mainSessionId === '') return openPendingFork(state, parentTurnId, options);
-  if (parentTurnId === null) {
-    // A second root in one file (resumed or truncated): it continues the main line.
-    const mainHead = state.sessionHeads.get(state.mainSessionId) ?? null;
-    return mainHead === null ? state.mainSessionId : sessionAfter(state, mainHead, options);
-  }
-  const owner = state.heads.get(parentTurnId);
-  if (owner) return owner;
-  const fork = await options.ledger.forkFrom(parentTurnId, {
-    label: forkLabel ?? `${state.label} · branch`,
-    settings: options.settings,
-  });
-  options.counts.forks += 1;
-  state.heads.set(parentTurnId, fork.session.id);
-  state.sessionHeads.set(fork.session.id, parentTurnId);
-  return fork.session.id;
-}
-
-function moveHead(state: SourceState, sessionId: string, from: string | null, to: string): void {
-  if (from !== null && state.heads.get(from) === sessionId) state.heads.delete(from);
-  state.heads.set(to, sessionId);
-  state.sessionHeads.set(sessionId, to);
 }
 
 async function writeCompaction(

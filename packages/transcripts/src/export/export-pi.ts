@@ -65,7 +65,7 @@ function line(entry: Json): string {
 /** One turn as pi entries (a tool_result turn is one toolResult message per result, chained). */
 function entriesOf(turn: Turn, parentId: string | null, nextId: () => string, ids: Map<string, string>): Json[] {
   const timestamp = new Date(turn.timestamp).toISOString();
-  if (turn.turnType === 'compaction') return [compactionEntry(turn, parentId, nextId, ids, timestamp)];
+  if (turn.turnType === 'compaction') return [compactionEntry(turn, { parentId, nextId, ids, timestamp })];
   const entries: Json[] = [];
   let parent = parentId;
   const push = (message: Json) => {
@@ -115,13 +115,15 @@ function messageOf(turn: NormalTurn, blocks: NormalTurn['content']): Json {
   };
 }
 
-function compactionEntry(
-  turn: CompactionTurn,
-  parentId: string | null,
-  nextId: () => string,
-  ids: Map<string, string>,
-  timestamp: string,
-): Json {
+/** Where an entry goes in the file: its parent's pi id, the id maker, the ids given so far, its time. */
+interface EntryPlace {
+  parentId: string | null;
+  nextId: () => string;
+  ids: Map<string, string>;
+  timestamp: string;
+}
+
+function compactionEntry(turn: CompactionTurn, { parentId, nextId, ids, timestamp }: EntryPlace): Json {
   const id = nextId();
   ids.set(turn.id, id);
   // pi keeps the entries from firstKeptEntryId to the compaction; with none kept, it names itself.

@@ -36,136 +36,168 @@ export const codexFormat: TranscriptFormat = {
   read: readCodex,
 };
 
-async function* readCodex(lines: AsyncIterable<SourceLine>): AsyncGenerator<TranscriptEntry> {
-  let started = false;
-  let group: (TurnEntry & { blocksByLine: ContentBlock[][] }) | null = null;
-  let model: string | undefined;
-  /** The calls of the newest assistant turn: a results group ending the file must answer them all. */
-  let openCalls: string[] = [];
-  /** The line those calls start on: where a round still being written is read again from. */
-  let callsLine = 0;
-  const flush = (): TranscriptEntry | null => {
-    const entry = group;
-    group = null;
-    if (!entry) return null;
-    if (entry.role === 'assistant') {
-      openCalls = callsOf(entry.blocksByLine.flat());
-      callsLine = entry.line;
-    }
-    const content = entry.blocksByLine.flat();
-    return content.length > 0 ? { ...entry, content } : { kind: 'skip', lineIds: entry.lineIds, line: entry.line };
-  };
-  const add = (role: 'user' | 'assistant', blocks: ContentBlock[], line: SourceLine, time: number | undefined) => {
-    const lineId = `L${line.number}`;
-    if (group && group.role === role && !(role === 'user' && !blocks.every((block) => block.type === 'tool_result'))) {
-      group.lineIds.push(lineId);
-      group.blocksByLine.push(blocks);
-      return null;
-    }
-    const flushed = flush();
-    group = {
-      kind: 'turn',
-      role,
-      content: [],
-      blocksByLine: [blocks],
-      lineIds: [lineId],
-      line: line.number,
-      ...(time === undefined ? {} : { timestamp: time }),
-      ...(role === 'assistant' && model ? { model } : {}),
-    };
-    return flushed;
-  };
+type Group = TurnEntry & { blocksByLine: ContentBlock[][] };
 
+/** What reading one file remembers from line to line. */
+interface Reading {
+  started: boolean;
+  /** The turn being merged from consecutive items of one side (a reply and its calls, a run of outputs). */
+  group: Group | null;
+  /** The model the newest turn_context names. */
+  model?: string;
+  /** The calls of the newest assistant turn: a results group ending the file must answer them all. */
+  openCalls: string[];
+  /** The line those calls start on: where a round still being written is read again from. */
+  callsLine: number;
+}
+
+/** Where an item is in the file, and when it was written. */
+interface ItemLine {
+  number: number;
+  time: number | undefined;
+}
+
+async function* readCodex(lines: AsyncIterable<SourceLine>): AsyncGenerator<TranscriptEntry> {
+  const reading: Reading = { started: false, group: null, openCalls: [], callsLine: 0 };
   for await (const line of lines) {
     if (line.text.trim() === '') continue;
-    const parsed = parseJsonLine(line);
-    if ('error' in parsed) {
-      yield { kind: 'problem', line: line.number, message: parsed.error };
-      continue;
-    }
-    const { type } = parsed.value;
-    const payload = (parsed.value.payload ?? {}) as Json;
-    const time = timeOf(parsed.value.timestamp);
-    if (type === 'session_meta') {
-      if (started || typeof payload.id !== 'string') continue;
-      started = true;
-      const forkedFrom = typeof payload.forked_from_id === 'string' ? payload.forked_from_id : undefined;
-      const start = timeOf(payload.timestamp) ?? time;
-      yield {
-        kind: 'session',
-        key: `codex:${payload.id}`,
-        label: sessionLabel(
-          'codex',
-          typeof payload.cwd === 'string' ? payload.cwd : undefined,
-          start,
-          forkedFrom ? `fork of ${forkedFrom}` : undefined,
-        ),
-        ...(forkedFrom ? { forkOf: { key: `codex:${forkedFrom}`, ...(start === undefined ? {} : { atTime: start }) } } : {}),
-      };
-      continue;
-    }
-    if (!started) {
-      yield { kind: 'problem', line: line.number, message: 'comes before the session_meta line; skipped' };
-      continue;
-    }
-    if (type === 'turn_context' && typeof payload.model === 'string') model = payload.model;
-    if (type === 'compacted') {
-      const flushed = flush();
-      if (flushed) yield flushed;
-      const message = typeof payload.message === 'string' ? payload.message : '';
-      const replacement = Array.isArray(payload.replacement_history) ? payload.replacement_history.length : 0;
-      yield {
-        kind: 'compaction',
-        lineIds: [`L${line.number}`],
-        summary: message || '(Codex compacted remotely here: the summary is encrypted and could not be read.)',
-        trigger: 'threshold',
-        ...(time === undefined ? {} : { timestamp: time }),
-        metadata: { codex: { replacementHistoryItems: replacement, ...(message ? {} : { opaque: true }) } },
-        line: line.number,
-      };
-      continue;
-    }
-    if (type !== 'response_item') continue;
-    const itemType = payload.type;
-    let flushed: TranscriptEntry | null = null;
-    if (itemType === 'message' && payload.role === 'assistant')
-      flushed = add('assistant', textBlocks(payload.content), line, time);
-    else if (itemType === 'message' && payload.role === 'user') {
-      const blocks = textBlocks(payload.content);
-      const harness = blocks.every(
-        (block) => block.type === 'text' && HARNESS_PREFIXES.some((prefix) => block.text.trimStart().startsWith(prefix)),
-      );
-      if (harness) continue;
-      flushed = add('user', blocks, line, time);
-    } else if (typeof itemType === 'string' && ASSISTANT_ITEMS.has(itemType))
-      flushed = add('assistant', [toolUse(payload)], line, time);
-    else if (typeof itemType === 'string' && OUTPUT_ITEMS.has(itemType)) {
-      flushed = add(
-        'user',
-        [{ type: 'tool_result', tool_use_id: String(payload.call_id ?? ''), content: outputText(payload.output) }],
-        line,
-        time,
-      );
-    }
-    // reasoning (its summary is the model's own notes; the full text is encrypted), web searches and
-    // developer/system messages are not turns.
-    if (flushed) yield flushed;
+    yield* entriesOfLine(reading, line);
   }
+  yield* endOfFile(reading);
+}
+
+/** The entries one non-empty line completes, in order. */
+function entriesOfLine(reading: Reading, line: SourceLine): TranscriptEntry[] {
+  const parsed = parseJsonLine(line);
+  if ('error' in parsed) return [{ kind: 'problem', line: line.number, message: parsed.error }];
+  const { type } = parsed.value;
+  const payload = (parsed.value.payload ?? {}) as Json;
+  const at: ItemLine = { number: line.number, time: timeOf(parsed.value.timestamp) };
+  if (type === 'session_meta') return sessionMeta(reading, payload, at);
+  if (!reading.started) return [{ kind: 'problem', line: line.number, message: 'comes before the session_meta line; skipped' }];
+  if (type === 'turn_context' && typeof payload.model === 'string') reading.model = payload.model;
+  if (type === 'compacted') return compacted(reading, payload, at);
+  if (type !== 'response_item') return [];
+  return responseItem(reading, payload, at);
+}
+
+/** The first session_meta names the source session (a fork when it has forked_from_id); later ones are ignored. */
+function sessionMeta(reading: Reading, payload: Json, at: ItemLine): TranscriptEntry[] {
+  if (reading.started || typeof payload.id !== 'string') return [];
+  reading.started = true;
+  const forkedFrom = typeof payload.forked_from_id === 'string' ? payload.forked_from_id : undefined;
+  const start = timeOf(payload.timestamp) ?? at.time;
+  return [
+    {
+      kind: 'session',
+      key: `codex:${payload.id}`,
+      label: sessionLabel(
+        'codex',
+        typeof payload.cwd === 'string' ? payload.cwd : undefined,
+        start,
+        forkedFrom ? `fork of ${forkedFrom}` : undefined,
+      ),
+      ...(forkedFrom ? { forkOf: { key: `codex:${forkedFrom}`, ...(start === undefined ? {} : { atTime: start }) } } : {}),
+    },
+  ];
+}
+
+/** A `compacted` line: the turn before it ends, then the compaction (its summary, or a note when encrypted). */
+function compacted(reading: Reading, payload: Json, at: ItemLine): TranscriptEntry[] {
+  const flushed = flush(reading);
+  const message = typeof payload.message === 'string' ? payload.message : '';
+  const replacement = Array.isArray(payload.replacement_history) ? payload.replacement_history.length : 0;
+  return [
+    ...flushed,
+    {
+      kind: 'compaction',
+      lineIds: [`L${at.number}`],
+      summary: message || '(Codex compacted remotely here: the summary is encrypted and could not be read.)',
+      trigger: 'threshold',
+      ...(at.time === undefined ? {} : { timestamp: at.time }),
+      metadata: { codex: { replacementHistoryItems: replacement, ...(message ? {} : { opaque: true }) } },
+      line: at.number,
+    },
+  ];
+}
+
+/** A response_item: messages, calls and their outputs join the turn of their side. */
+function responseItem(reading: Reading, payload: Json, at: ItemLine): TranscriptEntry[] {
+  const itemType = payload.type;
+  if (itemType === 'message' && payload.role === 'assistant') return add(reading, 'assistant', textBlocks(payload.content), at);
+  if (itemType === 'message' && payload.role === 'user') {
+    const blocks = textBlocks(payload.content);
+    const harness = blocks.every(
+      (block) => block.type === 'text' && HARNESS_PREFIXES.some((prefix) => block.text.trimStart().startsWith(prefix)),
+    );
+    return harness ? [] : add(reading, 'user', blocks, at);
+  }
+  if (typeof itemType === 'string' && ASSISTANT_ITEMS.has(itemType)) return add(reading, 'assistant', [toolUse(payload)], at);
+  if (typeof itemType === 'string' && OUTPUT_ITEMS.has(itemType)) {
+    const result: ContentBlock = {
+      type: 'tool_result',
+      tool_use_id: String(payload.call_id ?? ''),
+      content: outputText(payload.output),
+    };
+    return add(reading, 'user', [result], at);
+  }
+  // reasoning (its summary is the model's own notes; the full text is encrypted), web searches and
+  // developer/system messages are not turns.
+  return [];
+}
+
+/** An item's blocks: joined to the group of its side (a user's words always start a turn), else a new group. */
+function add(reading: Reading, role: 'user' | 'assistant', blocks: ContentBlock[], at: ItemLine): TranscriptEntry[] {
+  const lineId = `L${at.number}`;
+  const { group } = reading;
+  if (group && group.role === role && !(role === 'user' && !blocks.every((block) => block.type === 'tool_result'))) {
+    group.lineIds.push(lineId);
+    group.blocksByLine.push(blocks);
+    return [];
+  }
+  const flushed = flush(reading);
+  reading.group = {
+    kind: 'turn',
+    role,
+    content: [],
+    blocksByLine: [blocks],
+    lineIds: [lineId],
+    line: at.number,
+    ...(at.time === undefined ? {} : { timestamp: at.time }),
+    ...(role === 'assistant' && reading.model ? { model: reading.model } : {}),
+  };
+  return flushed;
+}
+
+/** Ends the group: its turn (a skip when it holds no blocks); an assistant turn's calls become the open ones. */
+function flush(reading: Reading): TranscriptEntry[] {
+  const entry = reading.group;
+  reading.group = null;
+  if (!entry) return [];
+  if (entry.role === 'assistant') {
+    reading.openCalls = callsOf(entry.blocksByLine.flat());
+    reading.callsLine = entry.line;
+  }
+  const content = entry.blocksByLine.flat();
+  return [content.length > 0 ? { ...entry, content } : { kind: 'skip', lineIds: entry.lineIds, line: entry.line }];
+}
+
+/** What the file's end leaves: a round still being written is left for the next import. */
+function endOfFile(reading: Reading): TranscriptEntry[] {
   // A tool round that ends the file part-way (calls with no results, or not all of them) is still
   // being written (tool-rounds.ts): left for the next import.
-  const last = group as (TurnEntry & { blocksByLine: ContentBlock[][] }) | null;
+  const last = reading.group;
   if (last) {
     const blocks = last.blocksByLine.flat();
     const inProgress =
-      last.role === 'assistant' ? callsOf(blocks).length > 0 : isResults(blocks) && !answersEveryCall(blocks, openCalls);
+      last.role === 'assistant' ? callsOf(blocks).length > 0 : isResults(blocks) && !answersEveryCall(blocks, reading.openCalls);
     if (inProgress) {
+      reading.group = null;
       // From the calls' line: the next import reads the round whole, calls and results.
-      yield { kind: 'unfinished', line: last.role === 'assistant' ? last.line : callsLine };
-      group = null;
+      return [{ kind: 'unfinished', line: last.role === 'assistant' ? last.line : reading.callsLine }];
     }
   }
-  const flushed = flush();
-  if (flushed) yield flushed;
+  return flush(reading);
 }
 
 function isResults(blocks: readonly ContentBlock[]): boolean {

@@ -31,110 +31,135 @@ export const piFormat: TranscriptFormat = {
   read: readPi,
 };
 
-async function* readPi(lines: AsyncIterable<SourceLine>, origin: { path: string }): AsyncGenerator<TranscriptEntry> {
-  let started = false;
-  let results: (TurnEntry & { blocksByLine: ContentBlock[][] }) | null = null;
+type Group = TurnEntry & { blocksByLine: ContentBlock[][] };
+
+/** What reading one file remembers from line to line. */
+interface Reading {
+  path: string;
+  started: boolean;
+  /** The tool_result turn being merged from consecutive toolResult messages. */
+  results: Group | null;
   /** The calls of the newest assistant message: a results group ending the file must answer them all. */
-  let openCalls: string[] = [];
+  openCalls: string[];
   /** An assistant message with calls, not yet followed by anything. */
-  let calling: TranscriptEntry | null = null;
+  calling: TranscriptEntry | null;
   /** The line the newest calls are on: where a round still being written is read again from. */
-  let callsLine = 0;
-  const flush = (): TranscriptEntry | null => {
-    const entry = results;
-    results = null;
-    return entry ? { ...entry, content: entry.blocksByLine.flat() } : null;
-  };
+  callsLine: number;
+}
+
+async function* readPi(lines: AsyncIterable<SourceLine>, origin: { path: string }): AsyncGenerator<TranscriptEntry> {
+  const reading: Reading = { path: origin.path, started: false, results: null, openCalls: [], calling: null, callsLine: 0 };
   for await (const line of lines) {
     if (line.text.trim() === '') continue;
-    const parsed = parseJsonLine(line);
-    if ('error' in parsed) {
-      yield { kind: 'problem', line: line.number, message: parsed.error };
-      continue;
-    }
-    const value = parsed.value;
-    if (value.type === 'session') {
-      if (started) continue;
-      started = true;
-      const time = timeOf(value.timestamp);
-      const parentId = typeof value.parentSession === 'string' ? headerIdOf(value.parentSession, origin.path) : undefined;
-      yield {
-        kind: 'session',
-        key: `pi:${String(value.id)}`,
-        label:
-          exportedLabel(value) ??
-          sessionLabel(
-            'pi',
-            typeof value.cwd === 'string' ? value.cwd : undefined,
-            time,
-            parentId ? `fork of ${parentId}` : undefined,
-          ),
-        ...(parentId
-          ? { forkOf: { key: `pi:${parentId}`, copiesLines: true, ...(time === undefined ? {} : { atTime: time }) } }
-          : {}),
-      };
-      continue;
-    }
-    if (!started) {
-      yield { kind: 'problem', line: line.number, message: 'comes before the {"type":"session"} header; skipped' };
-      continue;
-    }
-    if (typeof value.id !== 'string') {
-      yield { kind: 'problem', line: line.number, message: 'is an entry without an "id"; skipped' };
-      continue;
-    }
-    const base = {
-      lineIds: [value.id],
-      parentLineId: typeof value.parentId === 'string' ? value.parentId : null,
-      line: line.number,
-      ...(timeOf(value.timestamp) === undefined ? {} : { timestamp: timeOf(value.timestamp) as number }),
-      ...nexusBlockOf(value),
-    };
-    const message = (value.message ?? {}) as Json;
-    if (value.type === 'message' && message.role === 'toolResult') {
-      const block: ContentBlock = {
-        type: 'tool_result',
-        tool_use_id: String(message.toolCallId ?? ''),
-        content: textOf(message.content),
-        ...(message.isError === true ? { is_error: true } : {}),
-      };
-      if (results && results.lineIds.at(-1) === base.parentLineId) {
-        results.lineIds.push(value.id);
-        results.blocksByLine.push([block]);
-      } else {
-        const flushed = flush();
-        if (flushed) yield flushed;
-        if (calling) yield calling;
-        calling = null;
-        results = { kind: 'turn', role: 'user', content: [], blocksByLine: [[block]], ...base };
-      }
-      continue;
-    }
-    const flushed = flush();
-    if (flushed) yield flushed;
-    if (calling) yield calling;
-    calling = null;
-    const entry = entryOf(value, message, base);
-    if (entry.kind === 'turn' && entry.role === 'assistant') {
-      openCalls = callsOf(entry.content);
-      callsLine = entry.line;
-      // Held until the next line: a call that ends the file is a tool round still being written.
-      if (openCalls.length > 0) {
-        calling = entry;
-        continue;
-      }
-    }
-    yield entry;
+    yield* entriesOfLine(reading, line);
   }
+  yield* endOfFile(reading);
+}
+
+/** The entries one non-empty line completes, in order. */
+function entriesOfLine(reading: Reading, line: SourceLine): TranscriptEntry[] {
+  const parsed = parseJsonLine(line);
+  if ('error' in parsed) return [{ kind: 'problem', line: line.number, message: parsed.error }];
+  const value = parsed.value;
+  if (value.type === 'session') return header(reading, value);
+  if (!reading.started)
+    return [{ kind: 'problem', line: line.number, message: 'comes before the {"type":"session"} header; skipped' }];
+  if (typeof value.id !== 'string')
+    return [{ kind: 'problem', line: line.number, message: 'is an entry without an "id"; skipped' }];
+  const base: Base = {
+    lineIds: [value.id],
+    parentLineId: typeof value.parentId === 'string' ? value.parentId : null,
+    line: line.number,
+    ...(timeOf(value.timestamp) === undefined ? {} : { timestamp: timeOf(value.timestamp) as number }),
+    ...nexusBlockOf(value),
+  };
+  const message = (value.message ?? {}) as Json;
+  if (value.type === 'message' && message.role === 'toolResult') return toolResult(reading, message, base);
+  return treeEntry(reading, entryOf(value, message, base));
+}
+
+/** The first header names the source session (a fork of the session a pi fork names); later ones are ignored. */
+function header(reading: Reading, value: Json): TranscriptEntry[] {
+  if (reading.started) return [];
+  reading.started = true;
+  const time = timeOf(value.timestamp);
+  const parentId = typeof value.parentSession === 'string' ? headerIdOf(value.parentSession, reading.path) : undefined;
+  return [
+    {
+      kind: 'session',
+      key: `pi:${String(value.id)}`,
+      label:
+        exportedLabel(value) ??
+        sessionLabel(
+          'pi',
+          typeof value.cwd === 'string' ? value.cwd : undefined,
+          time,
+          parentId ? `fork of ${parentId}` : undefined,
+        ),
+      ...(parentId
+        ? { forkOf: { key: `pi:${parentId}`, copiesLines: true, ...(time === undefined ? {} : { atTime: time }) } }
+        : {}),
+    },
+  ];
+}
+
+/** A toolResult message: joins the results turn it follows, else starts one (after what came before). */
+function toolResult(reading: Reading, message: Json, base: Base): TranscriptEntry[] {
+  const block: ContentBlock = {
+    type: 'tool_result',
+    tool_use_id: String(message.toolCallId ?? ''),
+    content: textOf(message.content),
+    ...(message.isError === true ? { is_error: true } : {}),
+  };
+  const { results } = reading;
+  if (results && results.lineIds.at(-1) === base.parentLineId) {
+    results.lineIds.push(...base.lineIds);
+    results.blocksByLine.push([block]);
+    return [];
+  }
+  const before = settle(reading);
+  reading.results = { kind: 'turn', role: 'user', content: [], blocksByLine: [[block]], ...base };
+  return before;
+}
+
+/** Any other entry of the tree; an assistant message with calls is held until the next line. */
+function treeEntry(reading: Reading, entry: TranscriptEntry): TranscriptEntry[] {
+  const before = settle(reading);
+  if (entry.kind === 'turn' && entry.role === 'assistant') {
+    reading.openCalls = callsOf(entry.content);
+    reading.callsLine = entry.line;
+    // Held until the next line: a call that ends the file is a tool round still being written.
+    if (reading.openCalls.length > 0) {
+      reading.calling = entry;
+      return before;
+    }
+  }
+  return [...before, entry];
+}
+
+/** What waits when another line comes: the results turn, then the held calls. */
+function settle(reading: Reading): TranscriptEntry[] {
+  const settled = [...flush(reading), ...(reading.calling ? [reading.calling] : [])];
+  reading.calling = null;
+  return settled;
+}
+
+function flush(reading: Reading): TranscriptEntry[] {
+  const entry = reading.results;
+  reading.results = null;
+  return entry ? [{ ...entry, content: entry.blocksByLine.flat() }] : [];
+}
+
+/** What the file's end leaves: a round still being written is left for the next import. */
+function endOfFile(reading: Reading): TranscriptEntry[] {
+  const { calling, results } = reading;
   // A tool round that ends the file part-way (calls with no results, or not all of them) is still
   // being written (tool-rounds.ts): left for the next import.
-  if (calling || (results && !answersEveryCall(results.blocksByLine.flat(), openCalls))) {
+  if (calling || (results && !answersEveryCall(results.blocksByLine.flat(), reading.openCalls))) {
     // From the calls' line: the next import reads the round whole, calls and results.
-    yield { kind: 'unfinished', line: calling && 'line' in calling ? calling.line : callsLine };
-    return;
+    return [{ kind: 'unfinished', line: calling && 'line' in calling ? calling.line : reading.callsLine }];
   }
-  const flushed = flush();
-  if (flushed) yield flushed;
+  return flush(reading);
 }
 
 /**
