@@ -17,19 +17,14 @@ import {
 import { commandLine, hoistGlobalOptions, messageForCli } from './cli-conventions.ts';
 import { ALREADY_WRITTEN, type CommandIo } from './command.ts';
 import { COMMANDS } from './commands/index.ts';
+import type { MainIo } from './main-io.ts';
 import type { CommandLedgers } from './open-ledgers.ts';
 import { closest } from './suggest.ts';
 
 /** The CLI's version: the package's, as npm installed it. */
 export const VERSION: string = manifest.version;
 
-export interface MainIo {
-  stdout: (text: string) => void;
-  stderr: (text: string) => void;
-  stdin: NodeJS.ReadableStream;
-  stderrIsTerminal: boolean;
-  env: Record<string, string | undefined>;
-}
+export type { MainIo } from './main-io.ts';
 
 const processIo: MainIo = {
   stdout: (text) => process.stdout.write(text),
@@ -104,7 +99,7 @@ export async function main(givenArgv: string[], io: MainIo = processIo): Promise
     if (json && result !== ALREADY_WRITTEN) io.stdout(`${JSON.stringify(result, null, 2)}\n`);
     return exitCode;
   } catch (error) {
-    return fail(io, wantsJson, error, database, Object.keys(command.options));
+    return fail(io, error, { json: wantsJson, database, flags: Object.keys(command.options) });
   } finally {
     await (ledgers as CommandLedgers | null)?.close();
   }
@@ -146,7 +141,7 @@ function withoutCommand(argv: string[], io: MainIo, wantsJson: boolean): number 
     : closest(first, known);
   const hint = meant ? ` Did you mean \`nexus ${meant}\`?` : '';
   const list = inGroup ? `\`nexus ${first}\` lists its subcommands` : '`nexus --help` lists the commands';
-  return fail(io, wantsJson, new UsageError(`unknown command "${typed}".${hint} ${list}.`));
+  return fail(io, new UsageError(`unknown command "${typed}".${hint} ${list}.`), { json: wantsJson });
 }
 
 /**
@@ -163,18 +158,25 @@ function readOnlyOpening(dbPath: string): { mustExist: true; readonly?: true } {
   }
 }
 
+/** How a failure is reported: as JSON too, and in the terms of the command that failed. */
+interface FailureReport {
+  json: boolean;
+  /** The ledger file the command used, named in the hints of the message. */
+  database?: { path: string; given: boolean };
+  /** The command's option names: a setting's field is then called by its flag. */
+  flags?: readonly string[];
+}
+
 function fail(
   io: MainIo,
-  json: boolean,
   error: unknown,
-  database: { path: string; given: boolean } = { path: './nexus.db', given: false },
-  flags: readonly string[] = [],
+  { json, database = { path: './nexus.db', given: false }, flags = [] }: FailureReport,
 ): number {
   if (LedgerError.isInstance(error)) {
     const message = messageForCli(error, database, flags);
     io.stderr(`nexus: ${message}\n`);
     if (json) io.stdout(`${JSON.stringify({ error: { code: error.code, message } }, null, 2)}\n`);
-    return error instanceof UsageError ? 2 : 1;
+    return UsageError.isInstance(error) ? 2 : 1;
   }
   // Not a user error: say so plainly, and show the stack only when asked.
   const message = error instanceof Error ? error.message : String(error);

@@ -43,7 +43,7 @@ export async function appendEvents(context: EventsContext, inputs: readonly unkn
       const input = validated[index] as ValidatedEvent;
       const payload: unknown = JSON.parse(input.payload);
       parsed[index] = payload;
-      return sealed(context, input, payload, receivedAt, tail);
+      return sealed(context, { input, payload, receivedAt, tail });
     },
   });
   return appended.map(({ record, duplicate }, index) => {
@@ -65,14 +65,16 @@ function conflictWith(stored: EventRecord, input: ValidatedEvent): EventConflict
   return fields.length > 0 ? { fields } : null;
 }
 
+/** A checked event about to be stored, with its parsed payload and the channel tail it continues. */
+interface Unsealed {
+  input: ValidatedEvent;
+  payload: unknown;
+  receivedAt: number;
+  tail: EventTail | null;
+}
+
 /** The stored form of a new event continuing `tail`. */
-function sealed(
-  context: EventsContext,
-  input: ValidatedEvent,
-  payload: unknown,
-  receivedAt: number,
-  tail: EventTail | null,
-): EventRecord {
+function sealed(context: EventsContext, { input, payload, receivedAt, tail }: Unsealed): EventRecord {
   const record: EventRecord = {
     id: context.generateId('event'),
     channel: input.channel,

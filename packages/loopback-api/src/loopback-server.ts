@@ -6,30 +6,10 @@
 
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { ApiContentBlock, ApiMessage, ApiTextBlock } from './api-types.ts';
 import { messagesProblems } from './messages-validation.ts';
 
-export interface ApiTextBlock {
-  type: 'text';
-  text: string;
-}
-export interface ApiToolUseBlock {
-  type: 'tool_use';
-  id: string;
-  name: string;
-  input: unknown;
-}
-export interface ApiToolResultBlock {
-  type: 'tool_result';
-  tool_use_id: string;
-  content?: string | ApiTextBlock[];
-  is_error?: boolean;
-}
-export type ApiContentBlock = ApiTextBlock | ApiToolUseBlock | ApiToolResultBlock;
-
-export interface ApiMessage {
-  role: 'user' | 'assistant';
-  content: string | ApiContentBlock[];
-}
+export type { ApiContentBlock, ApiMessage, ApiTextBlock, ApiToolResultBlock, ApiToolUseBlock } from './api-types.ts';
 
 /** The request body as the SDK sent it (only the fields the server reads are typed). */
 export interface MessagesRequestBody {
@@ -134,94 +114,51 @@ export const echoResponder: Responder = (request) => ({
   text: `(loopback) You said: ${lastUserText(request.body).slice(0, 200)}`,
 });
 
+/** What the running server keeps between requests; the LoopbackApi handle changes some of it. */
+interface ServerState {
+  readonly options: LoopbackOptions;
+  respond: Responder;
+  contextWindow: number | undefined;
+  readonly queue: Array<LoopbackReply & { route?: Route }>;
+  readonly requests: RecordedRequest[];
+  /** Requests on `/v1/messages` whose answer has not been sent yet. */
+  pending: number;
+  /** Numbers the message ids. */
+  counter: number;
+}
+
 export async function startLoopbackApi(options: LoopbackOptions = {}): Promise<LoopbackApi> {
-  let respond = options.respond ?? echoResponder;
-  let contextWindow = options.contextWindow;
-  const queue: Array<LoopbackReply & { route?: Route }> = [];
-  const requests: RecordedRequest[] = [];
-  let pending = 0;
-  let counter = 0;
+  const state: ServerState = {
+    options,
+    respond: options.respond ?? echoResponder,
+    contextWindow: options.contextWindow,
+    queue: [],
+    requests: [],
+    pending: 0,
+    counter: 0,
+  };
 
   const server: Server = createServer((incoming, outgoing) => {
-    void handle(incoming, outgoing).catch((error: unknown) => {
+    void handle(state, incoming, outgoing).catch((error: unknown) => {
       if (!outgoing.headersSent) sendJson(outgoing, 500, apiError('api_error', `loopback server failed: ${String(error)}`));
     });
   });
-
-  async function handle(incoming: IncomingMessage, outgoing: ServerResponse): Promise<void> {
-    const route = routeOf(incoming);
-    if (!route) {
-      sendJson(outgoing, 404, apiError('not_found_error', `No route ${incoming.method} ${incoming.url} on the loopback server.`));
-      return;
-    }
-    const raw = await readBody(incoming);
-    let body: MessagesRequestBody;
-    try {
-      body = JSON.parse(raw) as MessagesRequestBody;
-    } catch {
-      sendJson(outgoing, 400, apiError('invalid_request_error', 'The request body is not valid JSON.'));
-      return;
-    }
-    if (typeof body !== 'object' || body === null || !Array.isArray(body.messages)) {
-      sendJson(outgoing, 400, apiError('invalid_request_error', 'messages: Field required'));
-      return;
-    }
-    const inputTokens = Math.ceil(estimateApiTokens(requestText(body)) * (options.tokenMultiplier ?? 1));
-    const request: RecordedRequest = { route, body, headers: incoming.headers, inputTokens, receivedAt: Date.now() };
-    requests.push(request);
-    const problems = options.strictMessages === false ? [] : messagesProblems(body.messages);
-    if (problems.length > 0) {
-      sendJson(outgoing, 400, apiError('invalid_request_error', problems[0] as string));
-      return;
-    }
-
-    const queued = queue.findIndex((reply) => (reply.route ?? 'messages') === route);
-    const scripted = queued >= 0 ? queue.splice(queued, 1)[0] : undefined;
-    // Only a generation is refused for length; count_tokens counts whatever it is given.
-    if (!scripted && route === 'messages' && contextWindow !== undefined && inputTokens > contextWindow) {
-      sendJson(
-        outgoing,
-        400,
-        apiError('invalid_request_error', `prompt is too long: ${inputTokens} tokens > ${contextWindow} maximum`),
-      );
-      return;
-    }
-    if (!scripted && route === 'count_tokens') {
-      sendJson(outgoing, 200, { input_tokens: inputTokens });
-      return;
-    }
-
-    const counted = route === 'messages' ? 1 : 0;
-    pending += counted;
-    let reply: LoopbackReply | undefined;
-    try {
-      reply = scripted ?? (await respond(request));
-      if (reply.delayMs) await waitOrClose(reply.delayMs, incoming);
-      // The request stream itself is destroyed once read; a client that gave up closes the socket.
-      if (outgoing.destroyed || incoming.socket.destroyed) return;
-      sendReply(outgoing, reply, request, () => `msg_loopback_${++counter}`);
-    } finally {
-      // A hung request stays pending until its connection closes.
-      if (reply?.kind === 'hang' && !incoming.socket.destroyed) incoming.socket.once('close', () => (pending -= counted));
-      else pending -= counted;
-    }
-  }
 
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
 
   return {
     url: `http://127.0.0.1:${port}`,
-    requests,
-    enqueue: (...replies) => queue.push(...replies),
+    requests: state.requests,
+    enqueue: (...replies) => state.queue.push(...replies),
     setResponder: (next) => {
-      respond = next;
+      state.respond = next;
     },
     setContextWindow: (tokens) => {
-      contextWindow = tokens;
+      state.contextWindow = tokens;
     },
     get pending() {
-      return pending;
+      return state.pending;
     },
     close: () =>
       new Promise<void>((resolve) => {
@@ -229,6 +166,93 @@ export async function startLoopbackApi(options: LoopbackOptions = {}): Promise<L
         server.close(() => resolve());
       }),
   };
+}
+
+async function handle(state: ServerState, incoming: IncomingMessage, outgoing: ServerResponse): Promise<void> {
+  const request = await acceptRequest(state, incoming, outgoing);
+  if (!request) return;
+  const { route, inputTokens } = request;
+  const { queue, contextWindow } = state;
+  const queued = queue.findIndex((reply) => (reply.route ?? 'messages') === route);
+  const scripted = queued >= 0 ? queue.splice(queued, 1)[0] : undefined;
+  // Only a generation is refused for length; count_tokens counts whatever it is given.
+  if (!scripted && route === 'messages' && contextWindow !== undefined && inputTokens > contextWindow) {
+    sendJson(
+      outgoing,
+      400,
+      apiError('invalid_request_error', `prompt is too long: ${inputTokens} tokens > ${contextWindow} maximum`),
+    );
+    return;
+  }
+  if (!scripted && route === 'count_tokens') {
+    sendJson(outgoing, 200, { input_tokens: inputTokens });
+    return;
+  }
+  await answer(state, { request, scripted, incoming, outgoing });
+}
+
+/**
+ * Reads, parses and records one request; null when it was refused (unknown route, a body that is
+ * not JSON or has no messages, or messages the API would refuse), the error already sent.
+ */
+async function acceptRequest(
+  state: ServerState,
+  incoming: IncomingMessage,
+  outgoing: ServerResponse,
+): Promise<RecordedRequest | null> {
+  const route = routeOf(incoming);
+  if (!route) {
+    sendJson(outgoing, 404, apiError('not_found_error', `No route ${incoming.method} ${incoming.url} on the loopback server.`));
+    return null;
+  }
+  const raw = await readBody(incoming);
+  let body: MessagesRequestBody;
+  try {
+    body = JSON.parse(raw) as MessagesRequestBody;
+  } catch {
+    sendJson(outgoing, 400, apiError('invalid_request_error', 'The request body is not valid JSON.'));
+    return null;
+  }
+  if (typeof body !== 'object' || body === null || !Array.isArray(body.messages)) {
+    sendJson(outgoing, 400, apiError('invalid_request_error', 'messages: Field required'));
+    return null;
+  }
+  const { options } = state;
+  const inputTokens = Math.ceil(estimateApiTokens(requestText(body)) * (options.tokenMultiplier ?? 1));
+  const request: RecordedRequest = { route, body, headers: incoming.headers, inputTokens, receivedAt: Date.now() };
+  state.requests.push(request);
+  const problems = options.strictMessages === false ? [] : messagesProblems(body.messages);
+  if (problems.length > 0) {
+    sendJson(outgoing, 400, apiError('invalid_request_error', problems[0] as string));
+    return null;
+  }
+  return request;
+}
+
+/** One accepted request and the reply scripted for it, if the queue held one. */
+interface Exchange {
+  request: RecordedRequest;
+  scripted: LoopbackReply | undefined;
+  incoming: IncomingMessage;
+  outgoing: ServerResponse;
+}
+
+/** Sends the scripted reply or the responder's, counting a generation as pending until it is answered. */
+async function answer(state: ServerState, { request, scripted, incoming, outgoing }: Exchange): Promise<void> {
+  const counted = request.route === 'messages' ? 1 : 0;
+  state.pending += counted;
+  let reply: LoopbackReply | undefined;
+  try {
+    reply = scripted ?? (await state.respond(request));
+    if (reply.delayMs) await waitOrClose(reply.delayMs, incoming);
+    // The request stream itself is destroyed once read; a client that gave up closes the socket.
+    if (outgoing.destroyed || incoming.socket.destroyed) return;
+    sendReply(outgoing, reply, request, () => `msg_loopback_${++state.counter}`);
+  } finally {
+    // A hung request stays pending until its connection closes.
+    if (reply?.kind === 'hang' && !incoming.socket.destroyed) incoming.socket.once('close', () => (state.pending -= counted));
+    else state.pending -= counted;
+  }
 }
 
 function routeOf(incoming: IncomingMessage): Route | null {

@@ -2,7 +2,7 @@
 // them, with its own wording: the loopback server refuses a request that breaks one (400
 // invalid_request_error), so a test proves a context is sendable rather than assuming it.
 
-import type { ApiContentBlock, ApiMessage } from './loopback-server.ts';
+import type { ApiContentBlock, ApiMessage } from './api-types.ts';
 
 /** Every rule the messages break, as the API would word it; empty when the request is valid. */
 export function messagesProblems(messages: readonly ApiMessage[]): string[] {
@@ -22,7 +22,7 @@ export function messagesProblems(messages: readonly ApiMessage[]): string[] {
       }
     });
     const results = blocks.flatMap((block) => (block.type === 'tool_result' ? [block.tool_use_id] : []));
-    if (results.length > 0) checkResults(problems, index, message, blocks, previous);
+    if (results.length > 0) checkResults(problems, { index, message, blocks, previous });
     const calls = blocks.flatMap((block) => (block.type === 'tool_use' ? [block.id] : []));
     const repeated = calls.filter((id, position) => calls.indexOf(id) !== position);
     if (repeated.length > 0)
@@ -45,13 +45,16 @@ export function messagesProblems(messages: readonly ApiMessage[]): string[] {
   return problems;
 }
 
-function checkResults(
-  problems: string[],
-  index: number,
-  message: ApiMessage,
-  blocks: readonly ApiContentBlock[],
-  previous: ApiMessage | undefined,
-): void {
+/** One message in its place: its index, its content as blocks, and the message before it. */
+interface MessageInPlace {
+  index: number;
+  message: ApiMessage;
+  blocks: readonly ApiContentBlock[];
+  previous: ApiMessage | undefined;
+}
+
+/** The rules for a message's tool_result blocks: a user's, answering the previous tool_use ids, first. */
+function checkResults(problems: string[], { index, message, blocks, previous }: MessageInPlace): void {
   if (message.role !== 'user') {
     problems.push(`messages.${index}: tool_result blocks can only be in user messages`);
     return;

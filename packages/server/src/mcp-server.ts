@@ -31,7 +31,14 @@ const id = z.string().min(1).max(200);
 export function createMcpServer(options: McpServerOptions): McpServer {
   const { ledger } = options;
   const server = new McpServer({ name: options.name ?? 'nexus', version: options.version ?? '0.1.0' });
+  registerSearchHistory(server, ledger);
+  registerExpand(server, ledger);
+  registerGetContext(server, ledger);
+  registerListSessions(server, ledger);
+  return server;
+}
 
+function registerSearchHistory(server: McpServer, ledger: AgentsLedger): void {
   server.registerTool(
     'search_history',
     {
@@ -52,7 +59,9 @@ export function createMcpServer(options: McpServerOptions): McpServer {
     },
     async (input) => answer(() => searchHistory(ledger, input)),
   );
+}
 
+function registerExpand(server: McpServer, ledger: AgentsLedger): void {
   server.registerTool(
     'expand',
     {
@@ -77,7 +86,9 @@ export function createMcpServer(options: McpServerOptions): McpServer {
     },
     async (input) => answer(() => expand(ledger, input)),
   );
+}
 
+function registerGetContext(server: McpServer, ledger: AgentsLedger): void {
   server.registerTool(
     'get_context',
     {
@@ -97,7 +108,9 @@ export function createMcpServer(options: McpServerOptions): McpServer {
     },
     async (input) => answer(() => getContext(ledger, input)),
   );
+}
 
+function registerListSessions(server: McpServer, ledger: AgentsLedger): void {
   server.registerTool(
     'list_sessions',
     {
@@ -108,8 +121,6 @@ export function createMcpServer(options: McpServerOptions): McpServer {
     },
     async (input) => answer(() => listSessions(ledger, input)),
   );
-
-  return server;
 }
 
 async function answer(work: () => Promise<Record<string, unknown>>): Promise<CallToolResult> {

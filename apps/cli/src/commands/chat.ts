@@ -3,12 +3,13 @@
 // at end of input after any background compaction has landed.
 
 import { createInterface } from 'node:readline';
-import { LedgerError } from '@agent-ledger/core';
+import type { AgentsLedger } from '@agent-ledger/agents-ledger';
+import { LedgerError, type Session } from '@agent-ledger/core';
 import type { RuntimeNotice } from '@agent-ledger/runtime';
 import { stringOption, UsageError } from '../arguments.ts';
-import type { ChatState } from '../chat/slash-commands.ts';
+import type { ChatState, runSlashCommand } from '../chat/slash-commands.ts';
 import { messageForCli } from '../cli-conventions.ts';
-import type { Command, CommandIo } from '../command.ts';
+import type { Command, CommandInput, CommandIo } from '../command.ts';
 import { clip } from '../render.ts';
 import { SETTINGS_OPTIONS, settingsFromOptions } from './session.ts';
 
@@ -46,7 +47,8 @@ export const chatCommand: Command = {
     '$NEXUS_SUMMARY_MODEL (default claude-haiku-4-5); without a key a labelled offline model answers. ' +
     'Commands: /compact [instructions], /context [message], /history, /fork <turnId>, /tree, /search <text>, /topics, ' +
     '/expand <topicId>, /help, /exit. Small windows show compaction quickly: --context-window 2000 --reserve 200 --keep 400.',
-  async run({ options, io, openLedger, openEventsLedger, env, commandLine, dbPath, dbPathGiven }) {
+  async run(input) {
+    const { options, io, env } = input;
     if (io.json)
       throw new UsageError('nexus chat is interactive and has no --json output; use `nexus context` or `nexus history --json`.');
     const timeoutSeconds = timeoutOption(options.timeout ?? env.NEXUS_MODEL_TIMEOUT, options.timeout === undefined);
@@ -61,22 +63,9 @@ export const chatCommand: Command = {
       model: stringOption(options.model),
       ...(timeoutSeconds !== undefined ? { timeoutMs: timeoutSeconds * 1000 } : {}),
     });
-    const ledger = openLedger({ summarizer: choice.summarizer });
-    const events = openEventsLedger();
-    const requested = stringOption(options.session);
-    const newSessionOnly = ['strategy', 'context-window', 'reserve', 'keep'].filter((name) => options[name] !== undefined);
-    if (requested && newSessionOnly.length > 0) {
-      throw new UsageError(
-        `--${newSessionOnly.join(', --')} set${newSessionOnly.length === 1 ? 's' : ''} up a new session; session ${requested} keeps its own settings (\`nexus session show ${requested}\`).`,
-      );
-    }
-    const session = requested
-      ? await ledger.getSession(requested)
-      : await ledger.createSession({
-          label: 'chat',
-          strategy: stringOption(options.strategy),
-          settings: settingsFromOptions(options),
-        });
+    const ledger = input.openLedger({ summarizer: choice.summarizer });
+    const events = input.openEventsLedger();
+    const { session, requested } = await openChatSession(ledger, options);
     const state: ChatState = { sessionId: session.id, ledger, runtime: undefined as never, print: (line) => io.print(line) };
     state.runtime = createChatRuntime({
       ledger,
@@ -86,67 +75,125 @@ export const chatCommand: Command = {
       ...(stringOption(options.system) ? { systemPrompt: stringOption(options.system) } : {}),
       onNotice: (notice) => printNotice(notice, io.print),
     });
-
-    io.print(`nexus chat · session ${session.id}${requested ? ' (continued)' : ' (new)'} · ${choice.description}`);
-    const { contextWindow, reserveTokens } = session.settings;
-    io.print(
-      `window ${contextWindow} tokens (${reserveTokens} reserved for the reply, ${state.runtime.overheadTokens} for tool definitions and system prompt), ` +
-        `compaction above ${contextWindow - reserveTokens - state.runtime.overheadTokens}; /help lists commands`,
-    );
-
-    const interactive = Boolean((io.stdin as { isTTY?: boolean }).isTTY);
-    const lines = createInterface({ input: io.stdin, terminal: false });
-    const prompt = () => {
-      if (interactive) io.write('you> ');
-    };
-    prompt();
-    let turns = 0;
-    let unanswered = 0;
-    for await (const raw of lines) {
-      const line = raw.trim();
-      if (line === '') {
-        prompt();
-        continue;
-      }
-      if (!interactive) io.print(`you> ${line}`);
-      try {
-        if (line.startsWith('/')) {
-          if ((await runSlashCommand(state, line)) === 'exit') break;
-        } else {
-          const result = await whileWaiting(state.runtime.runTurn(state.sessionId, line), {
-            interactive,
-            io,
-            timeoutSeconds: timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS,
-          });
-          turns += 1;
-          if (result.overflowCompaction)
-            io.print(`· the prompt was too long: compacted (${result.overflowCompaction.id}) and retried`);
-          io.print(`assistant> ${result.text || '(no text)'}`);
-        }
-      } catch (error) {
-        if (!LedgerError.isInstance(error)) throw error;
-        if (!line.startsWith('/')) unanswered += 1;
-        io.print(`error: ${messageForCli(error, { path: dbPath, given: dbPathGiven }, Object.keys(chatCommand.options))}`);
-      }
-      prompt();
-    }
-    lines.close();
-    if (state.runtime.compactionInFlight(state.sessionId)) io.print('· waiting for the compaction in progress to land…');
-    await state.runtime.idle();
-    const final = await ledger.getSession(state.sessionId);
-    io.print(
-      `bye · session ${final.id}, head ${final.headTurnId ?? '(empty)'} · resume with: ${commandLine(`chat --session ${final.id}`)}`,
-    );
-    if (unanswered > 0) {
-      // A script piping lines in must be able to tell that some were never answered.
-      io.print(
-        `${unanswered} of ${turns + unanswered} messages went unanswered (each error is above); they are in the ledger, and /exit then \`${commandLine(`chat --session ${final.id}`)}\` retries in the same session.`,
-      );
-      io.setExitCode(1);
-    }
-    return { sessionId: final.id, headTurnId: final.headTurnId, turns, unanswered };
+    printGreeting(state, { session, continued: Boolean(requested), modelDescription: choice.description });
+    const counts = await chatLoop(state, {
+      io,
+      runSlashCommand,
+      timeoutSeconds: timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS,
+      database: { path: input.dbPath, given: input.dbPathGiven },
+    });
+    return finishChat(state, { ...counts, io, commandLine: input.commandLine });
   },
 };
+
+/** The session to chat in: the one --session names, or a new one with the settings given. */
+async function openChatSession(
+  ledger: AgentsLedger,
+  options: CommandInput['options'],
+): Promise<{ session: Session; requested: string | undefined }> {
+  const requested = stringOption(options.session);
+  const newSessionOnly = ['strategy', 'context-window', 'reserve', 'keep'].filter((name) => options[name] !== undefined);
+  if (requested && newSessionOnly.length > 0) {
+    throw new UsageError(
+      `--${newSessionOnly.join(', --')} set${newSessionOnly.length === 1 ? 's' : ''} up a new session; session ${requested} keeps its own settings (\`nexus session show ${requested}\`).`,
+    );
+  }
+  const session = requested
+    ? await ledger.getSession(requested)
+    : await ledger.createSession({
+        label: 'chat',
+        strategy: stringOption(options.strategy),
+        settings: settingsFromOptions(options),
+      });
+  return { session, requested };
+}
+
+function printGreeting(state: ChatState, chat: { session: Session; continued: boolean; modelDescription: string }): void {
+  const { session } = chat;
+  state.print(`nexus chat · session ${session.id}${chat.continued ? ' (continued)' : ' (new)'} · ${chat.modelDescription}`);
+  const { contextWindow, reserveTokens } = session.settings;
+  state.print(
+    `window ${contextWindow} tokens (${reserveTokens} reserved for the reply, ${state.runtime.overheadTokens} for tool definitions and system prompt), ` +
+      `compaction above ${contextWindow - reserveTokens - state.runtime.overheadTokens}; /help lists commands`,
+  );
+}
+
+interface ChatLoopOptions {
+  io: CommandIo;
+  runSlashCommand: typeof runSlashCommand;
+  timeoutSeconds: number;
+  /** Where the ledger is, for error messages that name it. */
+  database: { path: string; given: boolean };
+}
+
+interface ChatCounts {
+  /** Messages the model answered. */
+  turns: number;
+  /** Messages that ended in an error (they are in the ledger, unanswered). */
+  unanswered: number;
+}
+
+/** Reads stdin line by line until its end or /exit: each line is a message or a slash command. */
+async function chatLoop(
+  state: ChatState,
+  { io, runSlashCommand, timeoutSeconds, database }: ChatLoopOptions,
+): Promise<ChatCounts> {
+  const interactive = Boolean((io.stdin as { isTTY?: boolean }).isTTY);
+  const lines = createInterface({ input: io.stdin, terminal: false });
+  const prompt = () => {
+    if (interactive) io.write('you> ');
+  };
+  prompt();
+  let turns = 0;
+  let unanswered = 0;
+  for await (const raw of lines) {
+    const line = raw.trim();
+    if (line === '') {
+      prompt();
+      continue;
+    }
+    if (!interactive) io.print(`you> ${line}`);
+    try {
+      if (line.startsWith('/')) {
+        if ((await runSlashCommand(state, line)) === 'exit') break;
+      } else {
+        const result = await whileWaiting(state.runtime.runTurn(state.sessionId, line), { interactive, io, timeoutSeconds });
+        turns += 1;
+        if (result.overflowCompaction)
+          io.print(`· the prompt was too long: compacted (${result.overflowCompaction.id}) and retried`);
+        io.print(`assistant> ${result.text || '(no text)'}`);
+      }
+    } catch (error) {
+      if (!LedgerError.isInstance(error)) throw error;
+      if (!line.startsWith('/')) unanswered += 1;
+      io.print(`error: ${messageForCli(error, database, Object.keys(chatCommand.options))}`);
+    }
+    prompt();
+  }
+  lines.close();
+  return { turns, unanswered };
+}
+
+/** Waits for a background compaction to land, then says how to resume and whether anything went unanswered. */
+async function finishChat(
+  state: ChatState,
+  { turns, unanswered, io, commandLine }: ChatCounts & { io: CommandIo; commandLine: CommandInput['commandLine'] },
+): Promise<{ sessionId: string; headTurnId: Session['headTurnId']; turns: number; unanswered: number }> {
+  if (state.runtime.compactionInFlight(state.sessionId)) io.print('· waiting for the compaction in progress to land…');
+  await state.runtime.idle();
+  const final = await state.ledger.getSession(state.sessionId);
+  io.print(
+    `bye · session ${final.id}, head ${final.headTurnId ?? '(empty)'} · resume with: ${commandLine(`chat --session ${final.id}`)}`,
+  );
+  if (unanswered > 0) {
+    // A script piping lines in must be able to tell that some were never answered.
+    io.print(
+      `${unanswered} of ${turns + unanswered} messages went unanswered (each error is above); they are in the ledger, and /exit then \`${commandLine(`chat --session ${final.id}`)}\` retries in the same session.`,
+    );
+    io.setExitCode(1);
+  }
+  return { sessionId: final.id, headTurnId: final.headTurnId, turns, unanswered };
+}
 
 /** What the SDK waits for one model request unless --timeout or $NEXUS_MODEL_TIMEOUT says otherwise. */
 const DEFAULT_TIMEOUT_SECONDS = 60;

@@ -22,7 +22,7 @@ export async function runDemoCommand({ options, io, dbPath, dbPathGiven }: Comma
   }
   const ledger = openAgentsLedger(path, { generateId: sequentialIds() });
   try {
-    return await runDemo(ledger, io, path, integerOption(options.budget, 'budget') ?? 900);
+    return await runDemo({ ledger, io, path, budget: integerOption(options.budget, 'budget') ?? 900 });
   } finally {
     await ledger.close();
   }
@@ -59,26 +59,72 @@ async function assertDemoDatabase(path: string): Promise<void> {
   }
 }
 
-async function runDemo(ledger: AgentsLedger, io: CommandIo, path: string, budget: number) {
+/** What every step of the demo works with. */
+interface DemoRun {
+  ledger: AgentsLedger;
+  io: CommandIo;
+  /** The database file, for the commands the demo suggests. */
+  path: string;
+  /** Tokens of the contexts it shows. */
+  budget: number;
+}
+
+type DemoConversation = ReturnType<typeof loadDemoConversation>;
+type ImportedConversation = Awaited<ReturnType<typeof importConversation>>;
+
+async function runDemo(demo: DemoRun) {
+  const { io, path } = demo;
   const conversation = loadDemoConversation();
+  const imported = await replayConversation(demo, conversation);
+  const head = imported.headTurnId as string;
+  const compactions = await showFullHistory(demo, imported);
+  await showCompactions(demo, compactions);
+  const context = await showContext(demo, head);
+  const fork = await showFork(demo, { conversation, imported });
+  await showSessionTree(demo, imported.sessionId);
+
+  io.print('');
+  io.print(`Explore it: nexus history ${head} --db ${path}   ·   nexus context ${head} --budget 600 --db ${path}`);
+  return {
+    sessionId: imported.sessionId,
+    headTurnId: head,
+    turns: imported.turns,
+    compactions: compactions.map((compaction) => ({
+      id: compaction.id,
+      summarizedThroughTurnId: compaction.summarizedThroughTurnId,
+      firstKeptTurnId: compaction.firstKeptTurnId,
+      tokensBefore: compaction.tokensBefore,
+      tokensAfter: compaction.tokensAfter,
+    })),
+    context: { tokens: context.tokens, messages: context.messages.length },
+    fork,
+  };
+}
+
+async function replayConversation({ ledger, io, path }: DemoRun, conversation: DemoConversation): Promise<ImportedConversation> {
   io.print(`== 1. Replaying ${conversation.messages.length} messages of "${conversation.id}" into ${path}`);
   io.print(
     `   context window ${DEMO_SETTINGS.contextWindow} tokens, reserve ${DEMO_SETTINGS.reserveTokens}, keep ${DEMO_SETTINGS.keepRecentTokens} raw: compaction runs on threshold`,
   );
-  const imported = await importConversation(ledger, conversation, {
+  return importConversation(ledger, conversation, {
     settings: DEMO_SETTINGS,
     onCompaction: (compactionId, messageId) => io.print(`   … after ${messageId}: compaction ${compactionId} written`),
   });
-  const head = imported.headTurnId as string;
+}
 
+/** Prints every turn of the line, compactions included, and returns the compactions. */
+async function showFullHistory({ ledger, io }: DemoRun, imported: ImportedConversation): Promise<CompactionTurn[]> {
   io.print('');
   io.print(`== 2. The full history (${imported.turns} turns + ${imported.compactions} compaction turns; nothing was deleted)`);
   const compactions: CompactionTurn[] = [];
-  for await (const turn of ledger.getFullHistory(head)) {
+  for await (const turn of ledger.getFullHistory(imported.headTurnId as string)) {
     if (isCompaction(turn)) compactions.push(turn);
     io.print(`   ${turnLine(turn, 80)}`);
   }
+  return compactions;
+}
 
+async function showCompactions({ ledger, io }: DemoRun, compactions: readonly CompactionTurn[]): Promise<void> {
   io.print('');
   io.print('== 3. Each compaction is a turn that says what it summarized');
   for (const compaction of compactions) {
@@ -94,12 +140,21 @@ async function runDemo(ledger: AgentsLedger, io: CommandIo, path: string, budget
     io.print(`   Latest summary (${latest.id}), each line citing its source turn:`);
     for (const line of latest.summary.split('\n')) io.print(`   | ${clip(line, 110)}`);
   }
+}
 
+async function showContext({ ledger, io, budget }: DemoRun, head: string) {
   io.print('');
   io.print(`== 4. The context that would be sent to the model now (budget ${budget} tokens)`);
   const context = await ledger.buildContext(head, { budgetTokens: budget });
   for (const line of contextText(context).split('\n')) io.print(`   ${clip(line, 120)}`);
+  return context;
+}
 
+/** Forks from a turn a compaction already summarized, appends to the fork and shows its context. */
+async function showFork(
+  { ledger, io, path, budget }: DemoRun,
+  { conversation, imported }: { conversation: DemoConversation; imported: ImportedConversation },
+) {
   const forkMessage = conversation.messages.find((message) => message.id === 'm13') ?? conversation.messages[12];
   const forkTurnId = forkMessage ? imported.turnIds[forkMessage.id] : undefined;
   io.print('');
@@ -124,30 +179,16 @@ async function runDemo(ledger: AgentsLedger, io: CommandIo, path: string, budget
   for (const line of shown) io.print(`   ${clip(line, 120)}`);
   if (shown.length < lines.length)
     io.print(`   … ${lines.length - shown.length} more lines (nexus context ${forkTurn.id} --db ${path})`);
+  return { sessionId: fork.session.id, forkedFromTurnId: forkTurnId, appendedTurnId: forkTurn.id };
+}
 
+async function showSessionTree({ ledger, io }: DemoRun, sessionId: string): Promise<void> {
   io.print('');
   io.print('== 6. The session tree');
-  const tree = await ledger.tree(imported.sessionId);
+  const tree = await ledger.tree(sessionId);
   io.print(`   ${tree.session.id} (${tree.ownTurns} turns, head ${tree.session.headTurnId})`);
   for (const child of tree.forks)
     io.print(
       `   └─ ${child.session.id} "${child.session.label}" forked at ${child.session.forkedFromTurnId}, ${child.ownTurns} own turn`,
     );
-
-  io.print('');
-  io.print(`Explore it: nexus history ${head} --db ${path}   ·   nexus context ${head} --budget 600 --db ${path}`);
-  return {
-    sessionId: imported.sessionId,
-    headTurnId: head,
-    turns: imported.turns,
-    compactions: compactions.map((compaction) => ({
-      id: compaction.id,
-      summarizedThroughTurnId: compaction.summarizedThroughTurnId,
-      firstKeptTurnId: compaction.firstKeptTurnId,
-      tokensBefore: compaction.tokensBefore,
-      tokensAfter: compaction.tokensAfter,
-    })),
-    context: { tokens: context.tokens, messages: context.messages.length },
-    fork: { sessionId: fork.session.id, forkedFromTurnId: forkTurnId, appendedTurnId: forkTurn.id },
-  };
 }

@@ -13,7 +13,7 @@ import path from 'node:path';
 import { openAgentsLedger } from '@agent-ledger/agents-ledger';
 import { displayLocation } from '@agent-ledger/store';
 import { importTranscripts, markInjected } from '@agent-ledger/transcripts';
-import type { MainIo } from '../main.ts';
+import type { MainIo } from '../main-io.ts';
 import { HOOK_EVENTS, HOOK_TOOLS, type HookEvent, type HookInput, type HookTool, parseHookInput, readAll } from './hook-input.ts';
 import { appendHookLog, defaultHookLog, nexusHome } from './hook-log.ts';
 import { DEFAULT_RECALL_CHARS, recallDropped } from './recall-dropped.ts';

@@ -61,7 +61,7 @@ function summarize(input: SummarizeInput, targetTokens: number, counter: TokenCo
   const numbering = new WordNumbering(frequencies);
   const wordSetOf = (index: number): Int32Array => numbering.wordSet(termLists[index] ?? []);
   const selected = selectWithinBudget(candidates, scores, wordSetOf, targetTokens);
-  const { kept, text, outputTokens } = enforceBudget(selected, candidates, scores, targetTokens, counter);
+  const { kept, text, outputTokens } = enforceBudget(selected, { candidates, scores, targetTokens, counter });
   const sources: SummarySource[] = kept.map((index) => {
     const candidate = candidates[index] as Candidate;
     return { turnId: candidate.sourceId, text: candidate.text };
@@ -140,17 +140,20 @@ function selectWithinBudget(
   return selected.sort((left, right) => left - right);
 }
 
+/** What enforceBudget trims against: every candidate with its score, the target and its counter. */
+interface Budget {
+  candidates: readonly Candidate[];
+  scores: readonly number[];
+  targetTokens: number;
+  counter: TokenCounter;
+}
+
 /**
  * The per-sentence costs are estimates for counters that are not additive over concatenation, so the
  * formatted text is counted once more and the lowest-scoring sentences go until it fits.
  */
-function enforceBudget(
-  selected: readonly number[],
-  candidates: readonly Candidate[],
-  scores: readonly number[],
-  targetTokens: number,
-  counter: TokenCounter,
-): { kept: number[]; text: string; outputTokens: number } {
+function enforceBudget(selected: readonly number[], budget: Budget): { kept: number[]; text: string; outputTokens: number } {
+  const { candidates, scores, targetTokens, counter } = budget;
   let kept = [...selected];
   let text = formatSummary(kept.map((index) => candidates[index] as Candidate));
   let outputTokens = counter.countText(text);
