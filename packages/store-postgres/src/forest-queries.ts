@@ -15,13 +15,10 @@ import type {
   TopicDropRecord,
   TopicDropRow,
 } from '@agent-ledger/store';
+import { forestChain } from './forest-chain-queries.ts';
 import { forestIntegrityFindings } from './forest-integrity-queries.ts';
+import { FOREST_STATE_COLUMNS } from './forest-state-columns.ts';
 import type { PgExecutor } from './pg-executor.ts';
-
-const STATE_COLUMNS =
-  'compaction_id AS "compactionId", session_id AS "sessionId", previous_compaction_id AS "previousCompactionId", ' +
-  'seed_compaction_id AS "seedCompactionId", config, clock::float8 AS clock, document_count::float8 AS "documentCount", ' +
-  'changed_terms AS "changedTerms"';
 
 const CLUSTER_COLUMNS =
   'root_id AS "rootId", position::int AS position, members::int AS members, member_tokens::float8 AS "memberTokens", ' +
@@ -176,7 +173,7 @@ async function writeForest(db: PgExecutor, write: ForestWrite): Promise<void> {
 
 async function getForestState(db: PgExecutor, compactionId: string): Promise<ForestStateRecord | undefined> {
   // jsonb (config, changed terms) comes back parsed.
-  const [row] = await db.query<ForestStateRecord>(`SELECT ${STATE_COLUMNS} FROM forest_states WHERE compaction_id = $1`, [
+  const [row] = await db.query<ForestStateRecord>(`SELECT ${FOREST_STATE_COLUMNS} FROM forest_states WHERE compaction_id = $1`, [
     compactionId,
   ]);
   return row;
@@ -260,6 +257,7 @@ export function forestQueries(db: PgExecutor): ForestStore {
     writeForest: (write) => writeForest(db, write),
     getForestState: (compactionId) => getForestState(db, compactionId),
     forestNodes: (compactionId) => forestNodes(db, compactionId),
+    forestChain: (compactionId) => forestChain(db, compactionId),
     forestClusters: (compactionId) => forestClusters(db, compactionId),
     documentFrequencies: (compactionId, terms) => documentFrequencies(db, compactionId, terms),
     recordTopicDrop: (drop) => recordTopicDrop(db, drop),

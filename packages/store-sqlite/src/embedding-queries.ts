@@ -27,7 +27,9 @@ export function turnsWithoutEmbedding(
 }
 
 /** Stores a model's embeddings all or none, as a better-sqlite3 transaction made once per connection. */
-export function putEmbeddingsTransaction(connection: SqliteConnection) {
+export function putEmbeddingsTransaction(
+  connection: SqliteConnection,
+): (model: string, embeddings: readonly TurnEmbedding[]) => void {
   return connection.sqlite.transaction((model: string, embeddings: readonly TurnEmbedding[]) => {
     const insert = connection.statement(
       'INSERT OR REPLACE INTO turn_embeddings (turn_id, model, dimensions, vector) VALUES (?, ?, ?, ?)',

@@ -11,28 +11,19 @@ import type {
   TopicDropRecord,
   TopicDropRow,
 } from '@agent-ledger/store';
+import { forestChain } from './forest-chain.ts';
 import { forestIntegrityFindings } from './forest-integrity.ts';
 import { documentFrequencies } from './forest-lineage.ts';
+import { decodeState, STATE_COLUMNS } from './forest-state-rows.ts';
 import { writeForest } from './forest-write.ts';
 import { parseJson, type SqliteConnection, type Synchronous } from './sqlite-connection.ts';
 
 type RawRow = Record<string, unknown>;
 
-const STATE_COLUMNS =
-  'compaction_id AS compactionId, session_id AS sessionId, previous_compaction_id AS previousCompactionId, ' +
-  'seed_compaction_id AS seedCompactionId, config, clock, document_count AS documentCount, changed_terms AS changedTerms';
-
 const CLUSTER_COLUMNS =
   'root_id AS rootId, position, members, member_tokens AS memberTokens, summary, summary_version AS summaryVersion, ' +
   'block, block_tokens AS blockTokens, dirty, pending, absorbed_summaries AS absorbedSummaries, centroid, ' +
   'first_timestamp AS firstTimestamp, last_timestamp AS lastTimestamp, touched, generation, dropped';
-
-function decodeState(row: RawRow): ForestStateRecord {
-  const state = row as unknown as ForestStateRecord;
-  state.config = parseJson(row.config);
-  state.changedTerms = parseJson(row.changedTerms) as Record<string, number>;
-  return state;
-}
 
 function decodeCluster(row: RawRow): ForestClusterRecord {
   const cluster = row as unknown as ForestClusterRecord;
@@ -111,6 +102,7 @@ export function forestQueries(connection: SqliteConnection): Synchronous<ForestS
     writeForest: (write) => writeForest(connection, write),
     getForestState: (compactionId) => getForestState(connection, compactionId),
     forestNodes: (compactionId) => forestNodes(connection, compactionId),
+    forestChain: (compactionId) => forestChain(connection, compactionId),
     forestClusters: (compactionId) => forestClusters(connection, compactionId),
     documentFrequencies: (compactionId, terms) => documentFrequencies(connection, compactionId, terms),
     recordTopicDrop: (drop) => recordTopicDrop(connection, drop),

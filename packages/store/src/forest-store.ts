@@ -28,6 +28,12 @@ export interface ForestNodeRecord {
   kind: 'graduated' | 'merged';
 }
 
+/** One forest of a chain, with the parent pointers it set (in the order it set them). */
+export interface ForestChainLink {
+  state: ForestStateRecord;
+  nodes: ForestNodeRecord[];
+}
+
 /** A cluster as of a compaction, with the block it is shown as in a context. */
 export interface ForestClusterRecord {
   rootId: string;
@@ -94,6 +100,13 @@ export interface ForestStore {
   getForestState(compactionId: string): Promise<ForestStateRecord | undefined>;
   /** The parent pointers a compaction set, in the order it set them. */
   forestNodes(compactionId: string): Promise<ForestNodeRecord[]>;
+  /**
+   * The forests `compactionId`'s continues, newest first from it (following previousCompactionId),
+   * each with its nodes, in a fixed number of queries however long the chain: what replaying a
+   * forest reads. Stops before an id with no stored forest or one already listed (a loop); the
+   * last link's previousCompactionId then says which ([] when `compactionId` has none).
+   */
+  forestChain(compactionId: string): Promise<ForestChainLink[]>;
   /** The clusters of one compaction, in root order. */
   forestClusters(compactionId: string): Promise<ForestClusterRecord[]>;
   /**

@@ -14,8 +14,10 @@ export type {
   EventStore,
   EventTail,
 } from './event-store.ts';
+export { type ChainNodeRow, linkForestChain } from './forest-chain.ts';
 export type {
   DocumentFrequencies,
+  ForestChainLink,
   ForestClusterRecord,
   ForestIntegrityFinding,
   ForestNodeRecord,

@@ -83,6 +83,7 @@ export const STORE_OPERATION_NAMES = [
   'writeForest',
   'getForestState',
   'forestNodes',
+  'forestChain',
   'forestClusters',
   'documentFrequencies',
   'recordTopicDrop',

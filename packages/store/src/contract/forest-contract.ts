@@ -161,6 +161,28 @@ function forestWriteCases(open: OpenStore): void {
     expect(await ledger.forestClusters('nope')).toEqual([]);
   });
 
+  it('reads a forest chain newest first with its nodes, as the one-by-one reads give it, from any compaction of it', async () => {
+    const ledger = await open();
+    const { compactions } = await sessionWithForests(ledger);
+    const oneByOne = async (id: string | null) => {
+      const links = [];
+      for (let at = id; at !== null; ) {
+        const state = await ledger.getForestState(at);
+        if (!state) break;
+        links.push({ state, nodes: await ledger.forestNodes(at) });
+        at = state.previousCompactionId;
+      }
+      return links;
+    };
+    const [c1, c2, c3] = compactions as [TurnRecord, TurnRecord, TurnRecord];
+    const chain = await ledger.forestChain(c3.id);
+    expect(chain.map((link) => link.state.compactionId)).toEqual([c3.id, c2.id, c1.id]);
+    expect(chain).toEqual(await oneByOne(c3.id));
+    expect(await ledger.forestChain(c2.id)).toEqual(await oneByOne(c2.id));
+    expect((await ledger.forestChain(c1.id)).map((link) => link.nodes.length)).toEqual([2]);
+    expect(await ledger.forestChain('nope')).toEqual([]);
+  });
+
   it('writes a forest once: a second write of the same compaction is refused and changes nothing', async () => {
     const ledger = await open();
     const { compactions } = await sessionWithForests(ledger);

@@ -1,7 +1,8 @@
 // Reads and writes the union-find forest of a compaction through the store. A forest is stored as
 // the rows each union-find compaction wrote (its state, the parent pointers it set, its clusters),
 // chained through the state's previousCompactionId; loading one replays the parent pointers of its
-// chain, oldest first, then takes the cluster snapshot of its own compaction. Readers that need
+// chain, oldest first (read in one store call, `forestChain`, however long the chain), then takes the
+// cluster snapshot of its own compaction. Readers that need
 // only one compaction's topics (a context) read its clusters alone (topic-context.ts).
 
 import { contentText, ForestIntegrityError } from '@agent-ledger/core';
@@ -20,6 +21,7 @@ export interface TopicRecord {
 export type ForestWriteRecord = Parameters<StoreOperations['writeForest']>[0];
 export type ForestStateRecord = NonNullable<Awaited<ReturnType<StoreOperations['getForestState']>>>;
 export type ForestClusterRecord = Awaited<ReturnType<StoreOperations['forestClusters']>>[number];
+type ForestChainLink = Awaited<ReturnType<StoreOperations['forestChain']>>[number];
 
 export interface ForestWrite {
   compactionId: string;
@@ -34,13 +36,13 @@ export interface ForestWrite {
 
 export async function loadForestState(store: StoreOperations, compactionId: string): Promise<ForestState> {
   const chain = await forestChain(store, compactionId);
-  const head = chain.at(-1) as ForestStateRecord;
+  const head = (chain.at(-1) as ForestChainLink).state;
   const parents = new Map<string, string>();
   const graduatedIn = new Map<string, string>();
   const order: string[] = [];
   const documentFrequency = new Map<string, number>();
-  for (const state of chain) {
-    for (const row of await store.forestNodes(state.compactionId)) {
+  for (const { state, nodes } of chain) {
+    for (const row of nodes) {
       if (row.kind === 'graduated') {
         const earlier = graduatedIn.get(row.nodeId);
         if (earlier !== undefined) {
@@ -145,17 +147,16 @@ export function forestWriteRecord(write: ForestWrite): ForestWriteRecord {
 }
 
 /** The forest states from the first of the chain to `compactionId`. */
-async function forestChain(store: StoreOperations, compactionId: string): Promise<ForestStateRecord[]> {
-  const newestFirst: ForestStateRecord[] = [];
-  const seen = new Set<string>();
-  let id: string | null = compactionId;
-  while (id !== null) {
+/** The chain oldest first; a chain that loops or points at a compaction with no forest is broken. */
+async function forestChain(store: StoreOperations, compactionId: string): Promise<ForestChainLink[]> {
+  const newestFirst = await store.forestChain(compactionId);
+  const seen = new Set(newestFirst.map((link) => link.state.compactionId));
+  const oldest = newestFirst.at(-1);
+  // Where the chain stopped short: the compaction asked for, or the one the oldest link continues.
+  const id = oldest ? oldest.state.previousCompactionId : compactionId;
+  if (id !== null) {
     if (seen.has(id)) throw new ForestIntegrityError(`The forest chain of compaction ${compactionId} loops at ${id}.`, [...seen]);
-    seen.add(id);
-    const row: ForestStateRecord | undefined = await store.getForestState(id);
-    if (!row) throw new ForestIntegrityError(`Compaction ${id} has no stored forest.`, [id]);
-    newestFirst.push(row);
-    id = row.previousCompactionId;
+    throw new ForestIntegrityError(`Compaction ${id} has no stored forest.`, [id]);
   }
   return newestFirst.reverse();
 }
