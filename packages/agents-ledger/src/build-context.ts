@@ -4,20 +4,12 @@
 
 import { type CompactionTurn, InvalidInputError, type Message, type NormalTurn } from '@agent-ledger/core';
 import type { StoredTurn, StoreOperations } from '@agent-ledger/store';
-import { effectiveCompaction, rawStartDepth } from './chain-arithmetic.ts';
 import { assembleContext, smallestMessages } from './context/assemble-context.ts';
 import { groupIntoUnits } from './context/turn-units.ts';
 import { type LedgerContext, strategyEnvironment } from './ledger-context.ts';
+import { rawSegments, readSessionLine, type SessionLine } from './line/session-line.ts';
 import type { RecallTuning } from './retrieval/recall-turns.ts';
-import {
-  type ChainSegment,
-  chainSegments,
-  clipSegments,
-  readChain,
-  readChainRangeNewestFirst,
-  requireSessionRow,
-  requireTurnRow,
-} from './store/chain.ts';
+import { type ChainSegment, readChain, readChainRangeNewestFirst } from './store/chain.ts';
 import { turnFromRow } from './store/row-mapping.ts';
 import {
   type ContextSummary,
@@ -103,6 +95,13 @@ export async function buildContext(
   turnId: string,
   options: BuildContextOptions = {},
 ): Promise<BuiltContext> {
+  validateContextOptions(options);
+  const line = await readSessionLine(ledger.store, turnId, { sessionId: options.sessionId, full: options.full });
+  return buildContextOnLine(ledger, line, options);
+}
+
+/** Refuses a budget, reserve or topic share that is not a number in its range, before any read. */
+export function validateContextOptions(options: BuildContextOptions): void {
   const budget = options.budgetTokens;
   if (budget !== undefined && (typeof budget !== 'number' || Number.isNaN(budget) || budget < 0)) {
     throw new InvalidInputError(`budgetTokens must be a number of tokens, 0 or more; got ${String(budget)}.`, 'budgetTokens');
@@ -118,13 +117,21 @@ export async function buildContext(
   if (share !== undefined && (typeof share !== 'number' || !(share >= 0 && share <= 1))) {
     throw new InvalidInputError(`topicShare must be a number from 0 to 1; got ${String(share)}.`, 'topicShare');
   }
-  const store = ledger.store;
-  const turn = await requireTurnRow(store, turnId);
-  const view = await requireSessionRow(store, options.sessionId ?? turn.sessionId);
-  const compaction = options.full ? null : await effectiveCompaction(store, turn, view);
-  const fromDepth = compaction ? await rawStartDepth(store, compaction) : 0;
-  const segments = clipSegments(await chainSegments(store, turn, view), fromDepth, turn.depth);
-  const candidates = await loadCandidates(store, segments, options.budgetTokens);
+}
+
+/**
+ * buildContext on a line already read (the hybrid context reads it once for its parts). The line must
+ * have been read with the same `sessionId` and `full` as `options` say.
+ */
+export async function buildContextOnLine(
+  ledger: LedgerContext,
+  line: SessionLine,
+  options: BuildContextOptions = {},
+): Promise<BuiltContext> {
+  const { store } = ledger;
+  const { compaction, view } = line;
+  const budget = options.budgetTokens;
+  const candidates = await loadCandidates(store, rawSegments(line), budget);
   const summary = compaction
     ? await contextSummary(ledger, {
         compaction: turnFromRow(compaction) as CompactionTurn,

@@ -11,11 +11,12 @@ import {
   type NormalTurn,
   type SessionSettings,
 } from '@agent-ledger/core';
-import { contextTokensAt, effectiveCompaction, rawStartDepth } from './chain-arithmetic.ts';
+import { contextTokensAt } from './chain-arithmetic.ts';
 import { planCompactionRow } from './compaction/plan-compaction.ts';
 import { writeCompaction } from './compaction/write-compaction.ts';
 import { type LedgerContext, strategyEnvironment } from './ledger-context.ts';
-import { chainSegments, clipSegments, readChain, requireSessionRow, requireTurnRow } from './store/chain.ts';
+import { lineContextTokens, rawSegments, readSessionLine } from './line/session-line.ts';
+import { readChain, requireSessionRow, requireTurnRow } from './store/chain.ts';
 import { sessionFromRow, turnFromRow } from './store/row-mapping.ts';
 import type { StrategyEnvironment } from './strategies/compaction-strategy.ts';
 import { requireStrategy, validateTimestamp } from './validate-input.ts';
@@ -108,6 +109,7 @@ export async function compact(ledger: LedgerContext, sessionId: string, options:
   const planState = plan.state;
   const record = await writeCompaction(ledger, {
     ...row,
+    planned: { session: line.session, tokensBefore: line.tokensBefore },
     ...(strategy.persist && planState !== undefined
       ? { persist: (tx, compaction) => strategy.persist?.(tx, compaction, planState) ?? Promise.resolve() }
       : {}),
@@ -125,19 +127,16 @@ async function readCompactionLine(ledger: LedgerContext, sessionId: string, opti
   // is a mistake, refused before the summarizer is asked anything.
   if (options.keepFromTurnId !== undefined) await requireTurnRow(store, options.keepFromTurnId);
   const strategy = requireStrategy(ledger, options.strategy ?? session.compactionStrategy ?? ledger.defaultStrategy);
-  const head = await requireTurnRow(store, session.headTurnId);
-  const previous = await effectiveCompaction(store, head, session);
-  const fromDepth = previous ? await rawStartDepth(store, previous) : 0;
-  const windowRows = (
-    await readChain(store, clipSegments(await chainSegments(store, head, session), fromDepth, head.depth))
-  ).filter((row) => row.turnType === 'normal');
+  const line = await readSessionLine(store, session.headTurnId, { view: session });
+  const windowRows = (await readChain(store, rawSegments(line))).filter((row) => row.turnType === 'normal');
   return {
     session,
     strategy,
-    head,
-    previous,
-    previousTurn: previous ? (turnFromRow(previous) as CompactionTurn) : null,
-    fromDepth,
+    head: line.turn,
+    previous: line.compaction,
+    previousTurn: line.compaction ? (turnFromRow(line.compaction) as CompactionTurn) : null,
+    fromDepth: line.rawStartDepth,
+    tokensBefore: lineContextTokens(line),
     windowRows,
     window: windowRows.map((row) => turnFromRow(row) as NormalTurn),
   };

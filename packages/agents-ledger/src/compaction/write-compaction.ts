@@ -11,7 +11,7 @@ import {
   HeadConflictError,
   type SummarizerUsage,
 } from '@agent-ledger/core';
-import type { StoredTurn, StoreOperations, TurnRecord } from '@agent-ledger/store';
+import type { SessionRecord, StoredTurn, StoreOperations, TurnRecord } from '@agent-ledger/store';
 import { planTurnRecord } from '../append-turn.ts';
 import { contextTokensAt, effectiveCompaction } from '../chain-arithmetic.ts';
 import type { LedgerContext } from '../ledger-context.ts';
@@ -22,6 +22,12 @@ export interface CompactionWrite {
   id: string;
   /** The head the compaction was planned on. */
   plannedHead: StoredTurn;
+  /**
+   * The session row and context size the plan read with `plannedHead`: the first attempt writes on
+   * them with no read (the compare-and-set on the head catches anything that moved); a retry reads
+   * the line again. Without them, every attempt reads first.
+   */
+  planned?: { session: SessionRecord; tokensBefore: number };
   /** The compaction the plan started from: if another is effective by write time, HeadConflictError. */
   previous: StoredTurn | null;
   /** May turns appended after `plannedHead` stay raw after the compaction? (never when no turn is kept) */
@@ -58,18 +64,10 @@ async function writeWithRetry(ledger: LedgerContext, write: CompactionWrite): Pr
   const { sessionId, plannedHead } = write;
   let head: StoredTurn | null = plannedHead;
   for (let attempt = 0; attempt < ATTEMPTS; attempt += 1) {
-    const session = await requireSessionRow(store, sessionId);
-    head = session.headTurnId ? await requireTurnRow(store, session.headTurnId) : null;
-    const moved = head?.id !== plannedHead.id;
-    if (
-      !head ||
-      head.depth < plannedHead.depth ||
-      (moved && !write.allowLaterTurns) ||
-      (await effectiveCompaction(store, head, session))?.id !== write.previous?.id
-    ) {
-      throw new HeadConflictError(sessionId, plannedHead.id, head?.id ?? null);
-    }
-    const tokensBefore = await contextTokensAt(store, head, session);
+    const onPlan = attempt === 0 && write.planned !== undefined;
+    const current = write.planned && onPlan ? { ...write.planned, head: plannedHead } : await currentLine(store, write);
+    const { session, tokensBefore } = current;
+    head = current.head;
     const keptRaw = write.firstKept
       ? head.cumulativeTokens - write.firstKept.cumulativeTokens + write.firstKept.tokenCount
       : head.cumulativeTokens - write.through.cumulativeTokens;
@@ -106,10 +104,36 @@ async function writeWithRetry(ledger: LedgerContext, write: CompactionWrite): Pr
       return true;
     });
     if (written) {
-      ledger.heads.remember(sessionId, { session: { ...session, headTurnId: record.id }, head: record });
+      // A session row read before the summarizer ran may be stale (a calibration since): the next
+      // append reads it again rather than plan on it.
+      if (onPlan) ledger.heads.forget(sessionId);
+      else ledger.heads.remember(sessionId, { session: { ...session, headTurnId: record.id }, head: record });
       return record;
     }
     ledger.heads.forget(sessionId);
   }
   throw new HeadConflictError(sessionId, plannedHead.id, head?.id ?? null);
+}
+
+/**
+ * The session's head as stored now, checked against the plan: it may have gained turns (they stay raw
+ * after the compaction, when the plan keeps any), but not lost any or gained another compaction.
+ */
+async function currentLine(
+  store: StoreOperations,
+  write: CompactionWrite,
+): Promise<{ session: SessionRecord; head: StoredTurn; tokensBefore: number }> {
+  const { sessionId, plannedHead } = write;
+  const session = await requireSessionRow(store, sessionId);
+  const head = session.headTurnId ? await requireTurnRow(store, session.headTurnId) : null;
+  const moved = head?.id !== plannedHead.id;
+  if (
+    !head ||
+    head.depth < plannedHead.depth ||
+    (moved && !write.allowLaterTurns) ||
+    (await effectiveCompaction(store, head, session))?.id !== write.previous?.id
+  ) {
+    throw new HeadConflictError(sessionId, plannedHead.id, head?.id ?? null);
+  }
+  return { session, head, tokensBefore: await contextTokensAt(store, head, session) };
 }

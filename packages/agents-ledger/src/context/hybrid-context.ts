@@ -5,12 +5,17 @@
 // footnote facts; retrieval alone loses the thread; together they keep both. The share is a policy
 // (RetrievalPolicy), chosen from the evaluation (docs/context.md#retrieval-and-the-hybrid-context).
 
-import { countContentTokens, countMessagesTokens, InvalidInputError, type TokenCounter } from '@agent-ledger/core';
-import type { StoredTurn } from '@agent-ledger/store';
-import { type BuildContextOptions, type BuiltContext, buildContext, type RetrievalPolicy } from '../build-context.ts';
+import { countContentTokens, countMessagesTokens, InvalidInputError, type TokenCounter, type Turn } from '@agent-ledger/core';
+import {
+  type BuildContextOptions,
+  type BuiltContext,
+  buildContextOnLine,
+  type RetrievalPolicy,
+  validateContextOptions,
+} from '../build-context.ts';
 import type { LedgerContext } from '../ledger-context.ts';
+import { newestRows, readSessionLine } from '../line/session-line.ts';
 import { DEFAULT_RECALL_TUNING, packRecall, rankRecall } from '../retrieval/recall-turns.ts';
-import { requireTurnRow } from '../store/chain.ts';
 import { turnFromRow } from '../store/row-mapping.ts';
 import { CONTINUATION_MARKER } from './assemble-context.ts';
 import type { SemanticQuery } from './semantic-query.ts';
@@ -32,38 +37,32 @@ export async function buildHybridContext(
   options: BuildContextOptions,
   semantic?: SemanticQuery,
 ): Promise<BuiltContext> {
-  const policy: RetrievalPolicy = typeof options.retrieval === 'object' ? options.retrieval : {};
-  const share = policy.share ?? DEFAULT_RETRIEVAL_SHARE;
-  if (typeof share !== 'number' || !(share >= 0 && share <= 1)) {
-    throw new InvalidInputError(`retrieval.share must be a number from 0 to 1; got ${String(share)}.`, 'retrieval.share');
-  }
   const query = options.query?.trim() ?? '';
+  const { policy, share, minRelevance } = checkedPolicy(options, query);
+  validateContextOptions(options);
+  // The line is read once; every part below starts from it.
+  const line = await readSessionLine(ledger.store, turnId, { sessionId: options.sessionId, full: options.full });
+  const usual = (usualOptions: BuildContextOptions) => buildContextOnLine(ledger, line, usualOptions);
   // Nothing to retrieve by: the whole budget goes to the usual context.
-  if (query === '') return buildContext(ledger, turnId, { ...options, retrieval: false });
+  if (query === '') return usual({ ...options, retrieval: false });
   const budget = options.budgetTokens;
   const { tokenCounter } = ledger;
   // The newest exchange (the message being answered, and any tool calls and results since) is kept
   // before anything is retrieved: a context without it cannot be answered. After a complete answer
   // nothing is being asked, but a request still needs a user message: the newest user turn's room
   // is kept (the smallest valid context, assemble-context.ts), and retrieval may take the rest.
-  const newest = await newestExchange(ledger, turnId);
-  const kept = newest.tokens > 0 ? newest.tokens : await newestUserTurnTokens(ledger, turnId);
+  const newestTurns = (await newestRows(ledger.store, line, NEWEST_ROWS_READ)).map((row) => turnFromRow(row));
+  const newest = newestExchange(newestTurns);
+  const kept = newest.tokens > 0 ? newest.tokens : newestUserTurnTokens(newestTurns);
   const reserved = kept === 0 ? 0 : kept + joinSlack(tokenCounter);
   const cap = policy.maxTokens ?? Number.POSITIVE_INFINITY;
   const retrievalBudget =
     budget === undefined
       ? (policy.maxTokens ?? DEFAULT_RETRIEVAL_MAX_TOKENS)
       : Math.max(0, Math.min(Math.floor(budget * share), budget - reserved, cap));
-  const minRelevance = policy.minRelevance ?? DEFAULT_MIN_RELEVANCE;
-  if (typeof minRelevance !== 'number' || !(minRelevance >= 0 && minRelevance <= 1)) {
-    throw new InvalidInputError(
-      `retrieval.minRelevance must be a number from 0 to 1; got ${String(minRelevance)}.`,
-      'retrieval.minRelevance',
-    );
-  }
   // Ranked once (the searches, neighbours and token counts), packed once or twice below.
   const rank = (excludeTurnIds: ReadonlySet<string>) =>
-    rankRecall(ledger, turnId, { ...policy.recall, query, semantic, sessionId: options.sessionId, minRelevance, excludeTurnIds });
+    rankRecall(ledger, line, { ...policy.recall, query, semantic, minRelevance, excludeTurnIds });
   const newestIds = new Set(newest.turnIds);
   let ranked = retrievalBudget > 0 ? await rank(newestIds) : [];
   let retrieval = packRecall(ledger, ranked, retrievalBudget, newestIds);
@@ -72,9 +71,9 @@ export async function buildHybridContext(
     retrieval: false,
     reserveRecentTokens: Math.max(options.reserveRecentTokens ?? 0, reserved),
   };
-  if (retrieval.pieces.length === 0) return buildContext(ledger, turnId, baseOptions);
+  if (retrieval.pieces.length === 0) return usual(baseOptions);
   // Two tokens for the blank line joining the parts, whose count is not exactly the sum.
-  const base = await buildContext(ledger, turnId, {
+  const base = await usual({
     ...baseOptions,
     budgetTokens: budget === undefined ? undefined : Math.max(0, budget - retrieval.tokens - 2),
   }).catch((error: unknown) => {
@@ -84,7 +83,7 @@ export async function buildHybridContext(
   // What retrieval took left too little for even the newest user turn (nothing was reserved after
   // a complete answer, or the exact count came out above the estimate): retrieval gives way, and
   // the usual context has the whole budget (or names the budget it needs).
-  if (base === null) return buildContext(ledger, turnId, baseOptions);
+  if (base === null) return usual(baseOptions);
   // A retrieved turn the recent turns already show is said twice: retrieve again without those,
   // within the room the first retrieval took (so the base still fits).
   const shown = new Set(base.includedTurnIds);
@@ -105,6 +104,23 @@ export async function buildHybridContext(
   return { ...base, system, tokens, retrievedTurnIds };
 }
 
+/** The retrieval policy, its share and relevance floor checked (the floor only when there is a query to rank by). */
+function checkedPolicy(options: BuildContextOptions, query: string) {
+  const policy: RetrievalPolicy = typeof options.retrieval === 'object' ? options.retrieval : {};
+  const share = policy.share ?? DEFAULT_RETRIEVAL_SHARE;
+  if (typeof share !== 'number' || !(share >= 0 && share <= 1)) {
+    throw new InvalidInputError(`retrieval.share must be a number from 0 to 1; got ${String(share)}.`, 'retrieval.share');
+  }
+  const minRelevance = policy.minRelevance ?? DEFAULT_MIN_RELEVANCE;
+  if (query !== '' && (typeof minRelevance !== 'number' || !(minRelevance >= 0 && minRelevance <= 1))) {
+    throw new InvalidInputError(
+      `retrieval.minRelevance must be a number from 0 to 1; got ${String(minRelevance)}.`,
+      'retrieval.minRelevance',
+    );
+  }
+  return { policy, share, minRelevance };
+}
+
 /** buildContext's refusal of a budget too small for the smallest valid context (assemble-context.ts). */
 function isBudgetTooSmall(error: unknown): boolean {
   return InvalidInputError.isInstance(error) && error.field === 'budgetTokens';
@@ -119,53 +135,45 @@ function joinSlack(tokenCounter: TokenCounter): number {
 }
 
 /**
- * The turns back from `turnId` to the last user turn that says something (not only tool results),
- * compactions skipped, with their tokens: what the model is being asked to answer. Nothing when the
- * newest turn is an assistant's answer without tool calls: that exchange is complete.
+ * The turns back from the line's end to the last user turn that says something (not only tool
+ * results), compactions skipped, with their tokens: what the model is being asked to answer. Nothing
+ * when the newest turn is an assistant's answer without tool calls: that exchange is complete.
+ * `newestFirst` is the line's newest turns (newestRows), so the walk reads nothing.
  */
-async function newestExchange(ledger: LedgerContext, turnId: string): Promise<{ turnIds: string[]; tokens: number }> {
+function newestExchange(newestFirst: readonly Turn[]): { turnIds: string[]; tokens: number } {
   const turnIds: string[] = [];
   let tokens = 0;
-  let row: StoredTurn | null = await requireTurnRow(ledger.store, turnId);
-  while (row && turnIds.length < NEWEST_EXCHANGE_MAX_TURNS) {
-    const turn = turnFromRow(row);
-    // The parent is read only when the walk goes on past this turn.
-    const next = async () => (row?.parentTurnId ? await requireTurnRow(ledger.store, row.parentTurnId) : null);
-    if (turn.turnType !== 'normal') {
-      row = await next();
-      continue;
-    }
+  for (const turn of newestFirst) {
+    if (turnIds.length >= NEWEST_EXCHANGE_MAX_TURNS) break;
+    if (turn.turnType !== 'normal') continue;
     const answered = turn.role === 'assistant' && !turn.content.some((block) => block.type === 'tool_use');
     if (turnIds.length === 0 && answered) break;
     turnIds.push(turn.id);
     tokens += turn.tokenCount;
     if (turn.role === 'user' && turn.content.some((block) => block.type === 'text')) break;
-    row = await next();
   }
   return { turnIds, tokens };
 }
 
 /**
- * The tokens of the newest user turn back from `turnId`, compactions and assistant answers skipped,
- * with the assistant turn whose calls it answers when it carries tool results: what the smallest
- * valid context holds (assemble-context.ts, smallestContext). 0 when none is near.
+ * The tokens of the newest user turn back from the line's end, compactions and assistant answers
+ * skipped, with the assistant turn whose calls it answers when it carries tool results: what the
+ * smallest valid context holds (assemble-context.ts, smallestContext). 0 when none is near.
  */
-async function newestUserTurnTokens(ledger: LedgerContext, turnId: string): Promise<number> {
+function newestUserTurnTokens(newestFirst: readonly Turn[]): number {
   let tokens = 0;
-  let row: StoredTurn | null = await requireTurnRow(ledger.store, turnId);
-  for (let read = 0; row && read < NEWEST_EXCHANGE_MAX_TURNS; read += 1) {
-    const turn = turnFromRow(row);
-    if (turn.turnType === 'normal') {
-      const answers = turn.content.some((block) => block.type === 'tool_result');
-      // Results are read first (walking back); the assistant turn before them holds their calls.
-      if (turn.role === 'assistant' && tokens > 0) return tokens + turn.tokenCount;
-      if (turn.role === 'user') tokens += turn.tokenCount;
-      if (turn.role === 'user' && !answers) return tokens;
-    }
-    row = row.parentTurnId ? await requireTurnRow(ledger.store, row.parentTurnId) : null;
+  for (const turn of newestFirst.slice(0, NEWEST_EXCHANGE_MAX_TURNS)) {
+    if (turn.turnType !== 'normal') continue;
+    const answers = turn.content.some((block) => block.type === 'tool_result');
+    // Results are read first (walking back); the assistant turn before them holds their calls.
+    if (turn.role === 'assistant' && tokens > 0) return tokens + turn.tokenCount;
+    if (turn.role === 'user') tokens += turn.tokenCount;
+    if (turn.role === 'user' && !answers) return tokens;
   }
   return tokens;
 }
 
 /** A tool loop longer than this is not one exchange; the rest competes like any older turn. */
 const NEWEST_EXCHANGE_MAX_TURNS = 24;
+/** The newest turns read for both walks: the exchange's limit, with room for compactions among them. */
+const NEWEST_ROWS_READ = 2 * NEWEST_EXCHANGE_MAX_TURNS;

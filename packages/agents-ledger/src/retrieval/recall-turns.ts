@@ -10,7 +10,8 @@
 import { InvalidInputError, type NormalTurn } from '@agent-ledger/core';
 import type { StoredTurn, StoreOperations } from '@agent-ledger/store';
 import type { LedgerContext } from '../ledger-context.ts';
-import { type ChainSegment, chainSegments, requireSessionRow, requireTurnRow } from '../store/chain.ts';
+import { readSessionLine, type SessionLine } from '../line/session-line.ts';
+import type { ChainSegment } from '../store/chain.ts';
 import { turnFromRow } from '../store/row-mapping.ts';
 import { readTurnRowsById } from '../store/turns-by-id.ts';
 import { indexedTurns, type LineMatch, matchOnLine, turnsHolding } from './line-matches.ts';
@@ -79,7 +80,8 @@ interface Candidate {
 export async function recallTurns(ledger: LedgerContext, atTurnId: string, options: RecallOptions): Promise<Retrieval> {
   const budget = requireBudget(options.budgetTokens);
   if (budget === 0) return EMPTY;
-  return packRecall(ledger, await rankRecall(ledger, atTurnId, options), budget, options.excludeTurnIds);
+  const line = await readSessionLine(ledger.store, atTurnId, { sessionId: options.sessionId });
+  return packRecall(ledger, await rankRecall(ledger, line, options), budget, options.excludeTurnIds);
 }
 
 /** A candidate for recall, ranked: its turn, its value and what its line costs. */
@@ -97,14 +99,12 @@ export interface RankedCandidate {
  */
 export async function rankRecall(
   ledger: LedgerContext,
-  atTurnId: string,
-  options: Omit<RecallOptions, 'budgetTokens'>,
+  line: Pick<SessionLine, 'turn' | 'segments'>,
+  options: Omit<RecallOptions, 'budgetTokens' | 'sessionId'>,
 ): Promise<RankedCandidate[]> {
   const tuning = { ...DEFAULT_RECALL_TUNING, ...definedOnly(options) };
   const { store } = ledger;
-  const at = await requireTurnRow(store, atTurnId);
-  if (options.sessionId !== undefined) await requireSessionRow(store, options.sessionId);
-  const segments = await chainSegments(store, at);
+  const { turn: at, segments } = line;
   const terms = queryTerms(options.query);
   if (terms.length === 0 && !options.semantic) return [];
   const limit = Math.min(500, Math.max(1, tuning.candidates));
