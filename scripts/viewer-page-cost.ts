@@ -8,10 +8,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { openAgentsLedger } from '../packages/agents-ledger/src/index.ts';
+import { createAgentsLedger } from '../packages/agents-ledger/src/index.ts';
 import { createEventsLedger } from '../packages/events-ledger/src/index.ts';
 import { startHttpServer } from '../packages/server/src/index.ts';
 import { chromiumUnavailable, launchChromium, openPage } from '../packages/server/test/viewer-browser.ts';
+import { openLedgerStore } from '../packages/store/src/index.ts';
 
 const turns = Number(process.argv[2] ?? 100_000);
 
@@ -20,8 +21,10 @@ async function main(): Promise<void> {
   if (unavailable) throw new Error(`Cannot measure: ${unavailable}.`);
   if (!Number.isInteger(turns) || turns < 1) throw new Error('turns must be a whole number, 1 or more');
   const directory = fs.mkdtempSync(path.join(os.tmpdir(), 'nexus-viewer-cost-'));
-  const ledger = openAgentsLedger(path.join(directory, 'ledger.db'));
-  const events = createEventsLedger({ store: ledger.store });
+  // Both ledgers on one store, as `nexus serve` opens them.
+  const store = openLedgerStore(path.join(directory, 'ledger.db'));
+  const ledger = createAgentsLedger({ store });
+  const events = createEventsLedger({ store });
   const server = await startHttpServer({ ledger, events, port: 0 });
   const browser = await launchChromium();
   try {

@@ -43,7 +43,7 @@ async function appendRetrying(ledger: AgentsLedger, sessionId: string, input: Ap
       await ledger.appendTurn(sessionId, input);
       return conflicts;
     } catch (error) {
-      if (!(HeadConflictError.isInstance(error)) || conflicts > 100) throw error;
+      if (!HeadConflictError.isInstance(error) || conflicts > 100) throw error;
     }
   }
 }

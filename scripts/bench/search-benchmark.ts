@@ -67,7 +67,7 @@ const searchOperationsName = (kind: QueryKind) => `${TAG} ${VIEW_LABELS.resolved
 const cutName = (view: View) => `${TAG} ${VIEW_LABELS[view]}, calls cut at ${SEARCH_DEADLINE_MS / 1000} s`;
 
 function operationsOn(history: SearchHistory): SearchOperation[] {
-  const guard = guardWithDeadline(history.ledger.store);
+  const guard = guardWithDeadline(history.store);
   // Ledgers on the same store, now guarded: its operations check the deadline.
   const ledger = createAgentsLedger({ store: guard.store });
   const events = createEventsLedger({ store: guard.store });

@@ -3,9 +3,10 @@
 // copies the lead of each turn instead of ranking sentences, and as many events as turns (appendBatch of 1,000) in the
 // same file. Words are planted as the query plan says, and the build checks they landed where the queries expect.
 
-import { type AgentsLedger, openAgentsLedger } from '../../packages/agents-ledger/src/index.ts';
+import { type AgentsLedger, createAgentsLedger } from '../../packages/agents-ledger/src/index.ts';
 import type { SessionSettings } from '../../packages/core/src/index.ts';
 import { createEventsLedger, type EventsLedger } from '../../packages/events-ledger/src/index.ts';
+import { type LedgerStore, openLedgerStore } from '../../packages/store/src/index.ts';
 import { leadTextSummarizer } from './lead-text-summarizer.ts';
 import { nowMilliseconds } from './measure.ts';
 import { reportProgress } from './progress.ts';
@@ -26,6 +27,8 @@ export const SEARCH_HISTORY_DESCRIPTION =
   'lead-text summaries';
 
 export interface SearchHistory {
+  /** The store both ledgers share (the benchmark reads it directly to check what it planted). */
+  store: LedgerStore;
   ledger: AgentsLedger;
   events: EventsLedger;
   path: string;
@@ -56,8 +59,9 @@ export interface BuildSearchHistoryOptions {
 
 export async function buildSearchHistory(options: BuildSearchHistoryOptions): Promise<SearchHistory> {
   const { size } = options;
-  const ledger = openAgentsLedger(options.path, { summarizer: leadTextSummarizer });
-  const events = createEventsLedger({ store: ledger.store });
+  const store = openLedgerStore(options.path);
+  const ledger = createAgentsLedger({ store, summarizer: leadTextSummarizer });
+  const events = createEventsLedger({ store });
   try {
     const plan = planQueries(size, options.seed);
     // The store opens on first use (its engine is loaded then): make it, migrations and all, before
@@ -114,6 +118,7 @@ export async function buildSearchHistory(options: BuildSearchHistoryOptions): Pr
     }
     const eventsMilliseconds = nowMilliseconds() - eventsStart;
     const history: SearchHistory = {
+      store,
       ledger,
       events,
       path: options.path,
@@ -121,7 +126,7 @@ export async function buildSearchHistory(options: BuildSearchHistoryOptions): Pr
       plan,
       phrases,
       compactions,
-      unsummarizedTurns: await countUnsummarized(ledger, session.id),
+      unsummarizedTurns: await countUnsummarized(store, session.id),
       turnsMilliseconds,
       compactionMilliseconds,
       eventsMilliseconds,
@@ -136,19 +141,19 @@ export async function buildSearchHistory(options: BuildSearchHistoryOptions): Pr
 }
 
 /** The depth the session's newest compaction summarized through (each folds the ones before it); -1 for none. */
-async function summarizedThrough(ledger: AgentsLedger, sessionId: string): Promise<{ depth: number; headDepth: number }> {
-  const session = await ledger.store.getSession(sessionId);
-  const head = session?.headTurnId ? await ledger.store.getTurn(session.headTurnId) : undefined;
+async function summarizedThrough(store: LedgerStore, sessionId: string): Promise<{ depth: number; headDepth: number }> {
+  const session = await store.getSession(sessionId);
+  const head = session?.headTurnId ? await store.getTurn(session.headTurnId) : undefined;
   if (!head) return { depth: -1, headDepth: -1 };
-  const compaction = head.latestCompactionId ? await ledger.store.getTurn(head.latestCompactionId) : undefined;
+  const compaction = head.latestCompactionId ? await store.getTurn(head.latestCompactionId) : undefined;
   return { depth: compaction?.summarizedThroughDepth ?? -1, headDepth: head.depth };
 }
 
-async function countUnsummarized(ledger: AgentsLedger, sessionId: string): Promise<number> {
-  const { depth, headDepth } = await summarizedThrough(ledger, sessionId);
+async function countUnsummarized(store: LedgerStore, sessionId: string): Promise<number> {
+  const { depth, headDepth } = await summarizedThrough(store, sessionId);
   let count = 0;
   for (let from = depth + 1; from <= headDepth; from += 1000) {
-    const page = await ledger.store.chainPage({ sessionId, fromDepth: from, toDepth: Math.min(headDepth, from + 999) });
+    const page = await store.chainPage({ sessionId, fromDepth: from, toDepth: Math.min(headDepth, from + 999) });
     count += page.filter((turn) => turn.turnType === 'normal').length;
   }
   return count;
@@ -156,7 +161,7 @@ async function countUnsummarized(ledger: AgentsLedger, sessionId: string): Promi
 
 /** Each rare identifier matches one turn and one event; the summarized-only words match only summarized turns. */
 async function checkPlanted(history: SearchHistory, sessionId: string): Promise<void> {
-  const { store } = history.ledger;
+  const { store } = history;
   for (const identifier of history.plan.queries['rare identifier']) {
     const match = { words: [identifier], mode: 'any' as const };
     const turns = await store.countTurnMatches(match);
@@ -165,7 +170,7 @@ async function checkPlanted(history: SearchHistory, sessionId: string): Promise<
       throw new Error(`search benchmark: ${identifier} should match exactly one turn and one event`);
     }
   }
-  const { depth: through } = await summarizedThrough(history.ledger, sessionId);
+  const { depth: through } = await summarizedThrough(history.store, sessionId);
   for (const word of history.plan.queries['word only in summarized turns']) {
     let deepest = -1;
     let cursor: string | undefined;

@@ -32,6 +32,7 @@ import {
   getSummarizedTurns,
   type HistoryOptions,
 } from './history.ts';
+import { type TranscriptImports, transcriptImports } from './import/transcript-imports.ts';
 import type { LedgerContext } from './ledger-context.ts';
 import { type RecordCompactionInput, recordCompaction } from './record-compaction.ts';
 import { type Retrieval, type RetrieveOptions, retrieveTurns } from './retrieval/retrieve-turns.ts';
@@ -52,6 +53,7 @@ import {
 } from './sessions.ts';
 import { requireTurnRow } from './store/chain.ts';
 import { requireEvents, turnsWithEventLinks } from './store/event-links.ts';
+import { registerStore } from './store-registry.ts';
 import { type CompactionStrategy, STRATEGY_CONTRACT_VERSION } from './strategies/compaction-strategy.ts';
 import { createFlatStrategy, FLAT } from './strategies/flat/flat-strategy.ts';
 import {
@@ -86,9 +88,12 @@ export interface AgentsLedgerOptions {
 }
 
 export interface AgentsLedger {
-  /** The store under this ledger: give it to createEventsLedger to share one database. */
-  readonly store: LedgerStore;
   readonly tokenCounter: TokenCounter;
+  /**
+   * What the ledger records about imported transcripts (sources, lines, resume positions, the
+   * import lease): an importer writes these through the ledger (import/transcript-imports.ts).
+   */
+  readonly imports: TranscriptImports;
   createSession(input?: CreateSessionInput): Promise<Session>;
   getSession(sessionId: string): Promise<Session>;
   listSessions(options?: ListSessionsOptions): Promise<Session[]>;
@@ -96,6 +101,8 @@ export interface AgentsLedger {
   /** Appends several turns in one transaction: all of them, or none. */
   appendTurns(sessionId: string, inputs: readonly AppendTurnInput[]): Promise<NormalTurn[]>;
   getTurn(turnId: string): Promise<Turn>;
+  /** Several turns by id in one read, in the order asked; ids with no turn are left out. */
+  getTurns(turnIds: readonly string[]): Promise<Turn[]>;
   /** The turns that cite an event (eventIds given at append), oldest first. */
   turnsCiting(eventId: string): Promise<string[]>;
   buildContext(turnId: string, options?: BuildContextOptions): Promise<BuiltContext>;
@@ -141,6 +148,8 @@ export interface AgentsLedger {
   restoreTopic(clusterId: string, options?: { sessionId?: string }): Promise<Topic>;
   /** Checks stored invariants (search index, compaction pointers); returns problems, repairs nothing. */
   doctor(): Promise<Problem[]>;
+  /** The engine's own check of its files (SQLite: PRAGMA quick_check): null when it finds nothing. */
+  checkStorage(): Promise<{ engine: LedgerStore['engine']; problem: string | null }>;
   /** Closes the store (and so every ledger sharing it). */
   close(): Promise<void>;
 }
@@ -164,9 +173,9 @@ export function createAgentsLedger(options: AgentsLedgerOptions): AgentsLedger {
     generateId: options.generateId ?? generateId,
     ...(options.embedder ? { embedder: options.embedder } : {}),
   };
-  return {
-    store: options.store,
+  const agents: AgentsLedger = {
     tokenCounter,
+    imports: transcriptImports(options.store),
     createSession: async (input) => createSession(ledger, input),
     getSession: async (sessionId) => getSession(ledger, sessionId),
     calibrate: async (sessionId, report) => calibrateSession(ledger, sessionId, report),
@@ -174,6 +183,13 @@ export function createAgentsLedger(options: AgentsLedgerOptions): AgentsLedger {
     appendTurn: async (sessionId, input) => (await appendTurns(ledger, sessionId, [input]))[0] as NormalTurn,
     appendTurns: async (sessionId, inputs) => appendTurns(ledger, sessionId, inputs),
     getTurn: async (turnId) => (await turnsWithEventLinks(ledger.store, [await requireTurnRow(ledger.store, turnId)]))[0] as Turn,
+    getTurns: async (turnIds) => {
+      const rows = await ledger.store.getTurns(turnIds);
+      return turnsWithEventLinks(
+        ledger.store,
+        turnIds.flatMap((id) => rows.get(id) ?? []),
+      );
+    },
     turnsCiting: async (eventId) => {
       if (typeof eventId !== 'string') throw new EventNotFoundError(String(eventId));
       await requireEvents(ledger.store, [eventId]);
@@ -200,6 +216,7 @@ export function createAgentsLedger(options: AgentsLedgerOptions): AgentsLedger {
     recordCompaction: async (sessionId, input) => recordCompaction(ledger, sessionId, input),
     search: async (query, searchOptions) => searchTurns(ledger, query, searchOptions),
     doctor: async () => checkLedger(ledger),
+    checkStorage: async () => ({ engine: options.store.engine, problem: await options.store.checkStorageIntegrity() }),
     retrieve: async (atTurnId, retrieveOptions) => retrieveTurns(ledger, atTurnId, retrieveOptions),
     topics: async (sessionId) => listTopics(ledger, sessionId),
     findTopic: async (turnId, topicOptions) => findTopic(ledger, turnId, topicOptions?.sessionId),
@@ -209,6 +226,8 @@ export function createAgentsLedger(options: AgentsLedgerOptions): AgentsLedger {
     canon: async (turnId, canonOptions) => canonicalCompaction(ledger, turnId, canonOptions?.sessionId),
     close: () => options.store.close(),
   };
+  registerStore(agents, options.store);
+  return agents;
 }
 
 /**

@@ -17,6 +17,7 @@ export { parseConversation, validateConversation } from './import/conversation-f
 export type { ImportOptions, ImportResult } from './import/import-conversation.ts';
 export { importConversation } from './import/import-conversation.ts';
 export { importableContent } from './import/message-content.ts';
+export type { TranscriptImports } from './import/transcript-imports.ts';
 export type { RecordCompactionInput } from './record-compaction.ts';
 export type { RecallTuning } from './retrieval/recall-turns.ts';
 export { DEFAULT_RECALL_TUNING } from './retrieval/recall-turns.ts';

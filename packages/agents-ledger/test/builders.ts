@@ -23,6 +23,7 @@ import type { SummarizeInput, SummarizeResult, Summarizer } from '@agent-ledger/
 import { expect, inject } from 'vitest';
 import type { AgentsLedger, AgentsLedgerOptions, AppendTurnInput, BuildContextOptions, BuiltContext } from '../src/index.ts';
 import { openAgentsLedger } from '../src/index.ts';
+import { storeOf } from '../src/testing.ts';
 
 export function userTurn(text: string): AppendTurnInput {
   return { role: 'user', content: text };
@@ -178,7 +179,7 @@ export async function sessionHistory(ledger: AgentsLedger, sessionId: string): P
 
 /** Rows in a table of the ledger's file, read as another program would (tests only). */
 export function countRows(ledger: AgentsLedger, table: 'agent_turns' | 'agent_sessions'): number {
-  const raw = openRawSqlite(ledger.store.location, { readonly: true });
+  const raw = openRawSqlite(storeOf(ledger).location, { readonly: true });
   try {
     return (raw.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
   } finally {

@@ -16,6 +16,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { AgentsLedger, AppendTurnInput, BuiltContext } from '../src/index.ts';
 import { CONTINUATION_MARKER, INTERRUPTED_TOOL_RESULT } from '../src/index.ts';
+import { storeOf } from '../src/testing.ts';
 import {
   apiShapeProblems,
   assistantTurn,
@@ -280,14 +281,14 @@ class Model {
       return;
     }
     if (threshold && !(await this.ledger.shouldCompact(session.id))) return;
-    const rowsBefore = await this.ledger.store.countTurns();
+    const rowsBefore = await storeOf(this.ledger).countTurns();
     const usageBefore = await this.ledger.contextUsage(session.id);
     let compaction: Turn;
     try {
       compaction = await this.ledger.compact(session.id, { trigger: threshold ? 'threshold' : 'manual' });
     } catch (error) {
       if (!EXPECTED_COMPACTION_ERRORS.some((type) => error instanceof type)) throw error;
-      expect(await this.ledger.store.countTurns()).toBe(rowsBefore);
+      expect(await storeOf(this.ledger).countTurns()).toBe(rowsBefore);
       expect((await this.ledger.getSession(session.id)).headTurnId).toBe(session.line.at(-1));
       return;
     }
@@ -322,7 +323,7 @@ class Model {
 
   async rawStart(line: readonly string[], compactionIndex: number): Promise<number> {
     const compaction = line[compactionIndex] as string;
-    const firstKept = (await this.ledger.store.getTurn(compaction))?.firstKeptTurnId ?? null;
+    const firstKept = (await storeOf(this.ledger).getTurn(compaction))?.firstKeptTurnId ?? null;
     return firstKept === null ? compactionIndex + 1 : line.indexOf(firstKept);
   }
 
@@ -525,7 +526,7 @@ async function run(model: Model, ops: readonly Op[]): Promise<void> {
 
 /** The previous compaction a compaction folded in (not part of the public Turn shape). */
 async function previousCompactionId(ledger: AgentsLedger, compactionId: string): Promise<string | null> {
-  return (await ledger.store.getTurn(compactionId))?.previousCompactionId ?? null;
+  return (await storeOf(ledger).getTurn(compactionId))?.previousCompactionId ?? null;
 }
 
 async function checkFinalInvariants(model: Model, finalBudgets: readonly (number | undefined)[]): Promise<void> {

@@ -13,6 +13,7 @@ import {
   requireCut,
   STRATEGY_CONTRACT_VERSION,
 } from '../src/index.ts';
+import { storeOf } from '../src/testing.ts';
 import { openTempLedger } from './builders.ts';
 import { runStrategyContract } from './strategy-contract.ts';
 
@@ -84,7 +85,7 @@ describe('the strategy contract version', () => {
     const temp = openTempLedger();
     try {
       const stale = { ...createAskedAndDoneStrategy(), contractVersion: STRATEGY_CONTRACT_VERSION + 1 };
-      expect(() => createAgentsLedger({ store: temp.ledger.store, strategies: [stale] })).toThrow(
+      expect(() => createAgentsLedger({ store: storeOf(temp.ledger), strategies: [stale] })).toThrow(
         expect.objectContaining({
           code: 'INVALID_INPUT',
           field: 'strategies',

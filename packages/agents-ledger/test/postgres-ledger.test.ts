@@ -7,6 +7,7 @@
 import { HeadConflictError, type Turn } from '@agent-ledger/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AgentsLedger, TurnSearchResult } from '../src/index.ts';
+import { storeOf } from '../src/testing.ts';
 import {
   appendConversation,
   assistantTurn,
@@ -238,7 +239,7 @@ describe.skipIf(server === null)(
       for (const engine of ['sqlite', 'postgres'] as const) {
         const temp = await openEngineLedger(engine, {}, 'ledger_script');
         opened.push(temp);
-        expect(temp.ledger.store.engine).toBe(engine);
+        expect(storeOf(temp.ledger).engine).toBe(engine);
         seen[engine] = await script(temp.ledger);
       }
     }, 120_000);

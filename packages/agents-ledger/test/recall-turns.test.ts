@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { LedgerContext } from '../src/ledger-context.ts';
 import { type RecallOptions, recallTurns } from '../src/retrieval/recall-turns.ts';
 import { RECALL_HEADER } from '../src/retrieval/render-recalled.ts';
+import { storeOf } from '../src/testing.ts';
 import { openTempLedger, type TempLedger } from './builders.ts';
 
 const DAY = 24 * 60 * 60 * 1000;
@@ -43,7 +44,7 @@ describe('recallTurns', () => {
       ids.push(turn.id);
     }
     // recallTurns reads only the store and the token counter.
-    context = { store: ledger.store, tokenCounter: ledger.tokenCounter } as LedgerContext;
+    context = { store: storeOf(ledger), tokenCounter: ledger.tokenCounter } as LedgerContext;
   });
   afterEach(() => temp.cleanup());
 

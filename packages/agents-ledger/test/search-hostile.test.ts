@@ -9,6 +9,7 @@ import { openRawSqlite } from '@agent-ledger/store-sqlite/testing';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AgentsLedger, TurnSearchOptions, TurnSearchResult } from '../src/index.ts';
+import { storeOf } from '../src/testing.ts';
 import { openTempLedger, prose, SMALL_SETTINGS, type TempLedger } from './builders.ts';
 
 let temp: TempLedger;
@@ -19,7 +20,7 @@ let before: string;
 
 /** Row counts, schema and a digest of every stored turn and session, read as another program would. */
 function snapshot(target: AgentsLedger): string {
-  const sqlite = openRawSqlite(target.store.location, { readonly: true });
+  const sqlite = openRawSqlite(storeOf(target).location, { readonly: true });
   try {
     return snapshotOf(sqlite);
   } finally {

@@ -11,6 +11,7 @@ import {
   type Summarizer,
 } from '@agent-ledger/summarizers';
 import type { AgentsLedger, AppendTurnInput } from '../src/index.ts';
+import { storeOf } from '../src/testing.ts';
 import { toolResultTurn, toolUseTurn } from './builders.ts';
 
 export const TOPIC_VOCABULARY = {
@@ -194,7 +195,7 @@ export type ForestTable = 'forest_states' | 'forest_nodes' | 'forest_clusters' |
 
 /** Runs `work` on a plain driver connection to the ledger's file, as another program would. */
 export function withRawSqlite<T>(ledger: AgentsLedger, work: (sqlite: RawSqlite) => T): T {
-  const sqlite = openRawSqlite(ledger.store.location);
+  const sqlite = openRawSqlite(storeOf(ledger).location);
   try {
     return work(sqlite);
   } finally {

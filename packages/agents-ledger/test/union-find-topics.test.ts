@@ -9,6 +9,7 @@ import { type LedgerStore, openLedgerStore } from '@agent-ledger/store';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type AgentsLedger, createAgentsLedger, renderSummaryBlock } from '../src/index.ts';
 import { loadForestState } from '../src/strategies/union-find/forest-store.ts';
+import { storeOf } from '../src/testing.ts';
 import { newSession, normalIds, openTempLedger, SMALL_SETTINGS, sessionHistory, type TempLedger } from './builders.ts';
 import {
   appendTopics,
@@ -350,7 +351,7 @@ describe('a context with a query, in a process that has loaded no forest', () =>
   it('gives every topic the similarity the replayed forest gives, to the last bit', async () => {
     const { ledger, context } = await coldContext(4);
     const compactionId = context.compactionTurnId as string;
-    const forest = new TopicForest({ state: await loadForestState(ledger.store, compactionId) });
+    const forest = new TopicForest({ state: await loadForestState(storeOf(ledger), compactionId) });
     const expected = new Map(forest.nearest(QUERIES.postgres, 100).map((hit) => [hit.clusterId, hit.similarity]));
     expect(context.topics.length).toBeGreaterThan(1);
     expect(context.topics.some((topic) => (topic.similarity ?? 0) > 0)).toBe(true);

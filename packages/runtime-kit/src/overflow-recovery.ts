@@ -98,7 +98,7 @@ async function learnWindow(deps: OverflowRecoveryDeps, input: OverflowRecoveryIn
     }
     return session;
   } catch (error) {
-    if (!(InvalidInputError.isInstance(error))) throw error;
+    if (!InvalidInputError.isInstance(error)) throw error;
     throw new ContextOverflowError(`${overflow.message}: ${error.message}`, overflow.promptTokens, overflow.limitTokens, {
       cause: error,
     });

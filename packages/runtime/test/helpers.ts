@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { type AgentsLedger, openAgentsLedger } from '@agent-ledger/agents-ledger';
+import { storeOf } from '@agent-ledger/agents-ledger/testing';
 import { type CompactionTurn, type NormalTurn, type SessionSettings, sequentialIds, type Turn } from '@agent-ledger/core';
 import { createEventsLedger, type EventsLedger } from '@agent-ledger/events-ledger';
 import { type LoopbackApi, type LoopbackOptions, type LoopbackReply, startLoopbackApi } from '@agent-ledger/loopback-api';
@@ -47,7 +48,7 @@ export class Resources {
       ...(options.summarizer ? { summarizer: options.summarizer } : {}),
     });
     this.closables.push(ledger);
-    const events = createEventsLedger({ store: ledger.store, generateId: sequentialIds(), now: () => clock });
+    const events = createEventsLedger({ store: storeOf(ledger), generateId: sequentialIds(), now: () => clock });
     return { ledger, events, file };
   }
 
@@ -119,7 +120,7 @@ export async function countTurnRows(ledger: AgentsLedger): Promise<number> {
 
 /** Every event in the ledger's file (verify walks them all, every channel). */
 export async function countEventRows(ledger: AgentsLedger): Promise<number> {
-  return (await createEventsLedger({ store: ledger.store }).verify()).checked;
+  return (await createEventsLedger({ store: storeOf(ledger) }).verify()).checked;
 }
 
 const WORDS = ['deploy', 'ticket', 'schema', 'retry', 'customer', 'invoice', 'cache', 'queue', 'review', 'incident', 'budget'];

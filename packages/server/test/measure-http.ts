@@ -6,6 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { openAgentsLedger } from '@agent-ledger/agents-ledger';
+import { storeOf } from '@agent-ledger/agents-ledger/testing';
 import { createEventsLedger } from '@agent-ledger/events-ledger';
 import { startHttpServer } from '../src/index.ts';
 
@@ -13,7 +14,7 @@ const appends = Number(process.argv[2] ?? 2000);
 const folder = mkdtempSync(path.join(tmpdir(), 'nexus-measure-'));
 const dbPath = path.join(folder, 'ledger.db');
 const ledger = openAgentsLedger(dbPath);
-const events = createEventsLedger({ store: ledger.store });
+const events = createEventsLedger({ store: storeOf(ledger) });
 const server = await startHttpServer({ ledger, events, port: 0, logError: () => {} });
 const json = (body: unknown): RequestInit => ({
   method: 'POST',

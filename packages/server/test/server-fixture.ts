@@ -6,6 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { type AgentsLedger, openAgentsLedger } from '@agent-ledger/agents-ledger';
+import { storeOf } from '@agent-ledger/agents-ledger/testing';
 import { createEventsLedger, type EventsLedger } from '@agent-ledger/events-ledger';
 import type { Hono } from 'hono';
 import { afterEach, beforeEach } from 'vitest';
@@ -25,7 +26,7 @@ export function openFixture(options: Partial<HttpAppOptions> = {}): Fixture {
   const dbPath = path.join(folder, 'ledger.db');
   // Both ledgers on one store, as `nexus serve` opens them.
   const ledger = openAgentsLedger(dbPath);
-  const events = createEventsLedger({ store: ledger.store });
+  const events = createEventsLedger({ store: storeOf(ledger) });
   const app = createHttpApp({ ledger, events, logError: () => {}, ...options });
   return {
     folder,

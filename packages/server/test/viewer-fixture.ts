@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { type AgentsLedger, type AppendTurnInput, openAgentsLedger } from '@agent-ledger/agents-ledger';
+import { storeOf } from '@agent-ledger/agents-ledger/testing';
 import { type CompactionTurn, type Session, sequentialIds } from '@agent-ledger/core';
 import { createEventsLedger, type EventsLedger } from '@agent-ledger/events-ledger';
 
@@ -134,7 +135,7 @@ export async function createViewerFixture(): Promise<ViewerFixture> {
   // One id sequence for turns, sessions and events, so every run (and every screenshot) reads the same.
   const generateId = sequentialIds();
   const ledger = openAgentsLedger(path.join(directory, 'ledger.db'), { now, generateId });
-  const events = createEventsLedger({ store: ledger.store, now, generateId });
+  const events = createEventsLedger({ store: storeOf(ledger), now, generateId });
   const cleanup = async () => {
     await ledger.close();
     fs.rmSync(directory, { recursive: true, force: true });

@@ -1,4 +1,4 @@
-// The record of what was imported, over the ledger's store (ImportStore in @agent-ledger/store): which ledger
+// The record of what was imported, through the ledger's import records (AgentsLedger.imports): which ledger
 // session each source session became, and which turn holds each source line. Lines are recorded
 // after the turns holding them are written, buffered and written a batch at a time (one store write
 // per batch of turns, not one per line); lookups see the buffered lines too. Each lookup is by the
@@ -38,7 +38,7 @@ const FLUSH_LINES = 5000;
 
 /** The records of one import run (one buffer of lines; `flush` before dropping it). */
 export function importRecords(ledger: AgentsLedger): ImportRecords {
-  const { store } = ledger;
+  const store = ledger.imports;
   // Source key → line id → turn, not yet written.
   const pending = new Map<string, Map<string, string | null>>();
   let pendingCount = 0;

@@ -19,15 +19,15 @@ function ledgerForTest(): AgentsLedger {
   return temp.ledger;
 }
 
-/** The same ledger, but its store refuses to record transcript lines: the run stops after its first write. */
+/** The same ledger, but its import records refuse to record transcript lines: the run stops after its first write. */
 function failingLineRecords(ledger: AgentsLedger): AgentsLedger {
-  const store = new Proxy(ledger.store, {
+  const imports = new Proxy(ledger.imports, {
     get(target, property, receiver) {
       if (property === 'recordTranscriptLines') return async () => Promise.reject(new Error('killed before the lines'));
       return Reflect.get(target, property, receiver);
     },
   });
-  return { ...ledger, store };
+  return { ...ledger, imports };
 }
 
 async function everyHistory(ledger: AgentsLedger, sessionIds: string[]): Promise<string[][]> {

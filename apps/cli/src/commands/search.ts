@@ -173,11 +173,11 @@ export const doctorCommand: Command = {
     const events = openEventsLedger();
     const problems: Problem[] = [];
     // The engine's own check of its files (SQLite: PRAGMA quick_check); null when it finds nothing.
-    const integrity = await ledger.store.checkStorageIntegrity();
-    if (integrity !== null)
+    const storage = await ledger.checkStorage();
+    if (storage.problem !== null)
       problems.push({
         code: 'SQLITE_INTEGRITY',
-        message: `${engineName(ledger.store.engine)} integrity check: ${integrity}`,
+        message: `${engineName(storage.engine)} integrity check: ${storage.problem}`,
         ids: [],
       });
     problems.push(...(await ledger.doctor()));

@@ -18,7 +18,9 @@ export function sessionRoutes(app: Hono, { ledger, signals, stream }: RouteConte
     const sessions = await ledger.listSessions({ limit, offset });
     // The length of each session's line (its head's depth + 1, inherited and compaction turns
     // included), so a listing can say how long each session is: the heads are read in one query.
-    const heads = await ledger.store.getTurns(sessions.flatMap((session) => session.headTurnId ?? []));
+    const heads = new Map(
+      (await ledger.getTurns(sessions.flatMap((session) => session.headTurnId ?? []))).map((turn) => [turn.id, turn]),
+    );
     return context.json({
       sessions: sessions.map((session) => {
         const depth = session.headTurnId ? heads.get(session.headTurnId)?.depth : undefined;
