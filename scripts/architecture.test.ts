@@ -7,6 +7,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { allShapeProblems } from './code-shape.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const ALLOWED: Record<string, string[]> = {
@@ -223,3 +224,94 @@ describe('the store seam', () => {
     expect(deep, 'import an entry of the package (export what the script needs there)').toEqual([]);
   });
 });
+
+// The inside of each package (issue 27): the structural limits, no import circles, strategies that
+// own both sides of the seam, and errors recognised by brand, not by prototype.
+describe('inside the packages', () => {
+  const packageSources = packageFolders().flatMap(({ folder }) =>
+    existsSync(path.join(folder, 'src')) ? sourceFiles(path.join(folder, 'src')).filter((file) => !isTestFile(file)) : [],
+  );
+
+  it('no source file over 400 lines, no function over 80, none with more than four positional parameters', () => {
+    expect(allShapeProblems(), 'split by concept (pnpm exec tsx scripts/code-shape.ts lists them)').toEqual([]);
+  });
+
+  it('no package imports itself in a circle (type imports included)', () => {
+    const circles: string[] = [];
+    for (const { folder } of packageFolders()) {
+      const graph = new Map<string, string[]>();
+      const files = existsSync(path.join(folder, 'src')) ? sourceFiles(path.join(folder, 'src')) : [];
+      for (const file of files.filter((candidate) => !isTestFile(candidate))) {
+        const relativeImports = importSpecifiers(readFileSync(file, 'utf8')).filter((specifier) => specifier.startsWith('.'));
+        graph.set(
+          file,
+          relativeImports.map((specifier) => path.resolve(path.dirname(file), specifier)),
+        );
+      }
+      circles.push(...findCircles(graph).map((circle) => circle.map(relative).join(' → ')));
+    }
+    expect(circles, 'move what both sides share into a module of its own').toEqual([]);
+  });
+
+  // A strategy's folder is the one place that names it; the engines name none (a compaction has a
+  // forest when it has forest rows, and which strategies keep forests is the caller's to say).
+  const STRATEGY_FOLDERS = ['packages/agents-ledger/src/strategies/'];
+  const NAMES_A_STRATEGY = /['"`](union-find|flat)['"`]|\bstrategy\s*[!=]==?\s*['"`]/;
+  it('no code in the ledgers or the store engines names a compaction strategy, outside its own folder', () => {
+    const checked = packageSources.filter(
+      (file) =>
+        /^packages\/(agents-ledger|store|store-sqlite|store-postgres)\/src\//.test(relative(file)) &&
+        !/\/src\/contract\//.test(relative(file)) &&
+        !STRATEGY_FOLDERS.some((folder) => relative(file).startsWith(folder)),
+    );
+    expect(checked.length).toBeGreaterThan(50);
+    const offenders: string[] = [];
+    for (const file of checked) {
+      for (const [index, line] of readFileSync(file, 'utf8').split('\n').entries()) {
+        if (/^\s*(\/\/|\*|\/\*)/.test(line)) continue;
+        if (NAMES_A_STRATEGY.test(line)) offenders.push(`${relative(file)}:${index + 1}: ${line.trim()}`);
+      }
+    }
+    expect(offenders, 'ask the strategy (its read side: renderSummary, contextSummary, forked, check)').toEqual([]);
+  });
+
+  it('no instanceof on a ledger error class outside the package that defines it (isInstance works across copies)', () => {
+    const definedIn = new Map<string, string>();
+    for (const { name, folder } of packageFolders()) {
+      for (const file of sourceFiles(folder).filter((candidate) => !isTestFile(candidate))) {
+        for (const match of readFileSync(file, 'utf8').matchAll(/export class (\w+Error) extends (\w+)/g))
+          definedIn.set(match[1] as string, name);
+      }
+    }
+    expect(definedIn.get('HeadConflictError')).toBe('core');
+    const offenders: string[] = [];
+    for (const { name, folder } of packageFolders()) {
+      for (const file of sourceFiles(folder)) {
+        for (const match of readFileSync(file, 'utf8').matchAll(/instanceof (\w+Error)\b/g)) {
+          const owner = definedIn.get(match[1] as string);
+          if (owner !== undefined && owner !== name) offenders.push(`${relative(file)}: instanceof ${match[1]}`);
+        }
+      }
+    }
+    expect(offenders, 'use ErrorClass.isInstance(error)').toEqual([]);
+  });
+});
+
+/** Every circle in an import graph, each once, as the files around it. */
+function findCircles(graph: ReadonlyMap<string, readonly string[]>): string[][] {
+  const circles: string[][] = [];
+  const state = new Map<string, 'open' | 'done'>();
+  const stack: string[] = [];
+  const visit = (file: string): void => {
+    state.set(file, 'open');
+    stack.push(file);
+    for (const next of graph.get(file) ?? []) {
+      if (state.get(next) === 'open') circles.push([...stack.slice(stack.indexOf(next)), next]);
+      else if (!state.has(next) && graph.has(next)) visit(next);
+    }
+    stack.pop();
+    state.set(file, 'done');
+  };
+  for (const file of graph.keys()) if (!state.has(file)) visit(file);
+  return circles;
+}

@@ -230,7 +230,8 @@ describe('packed library packages in fresh projects', () => {
       "import { openAgentsLedger } from '@agent-ledger/agents-ledger';\nopenAgentsLedger(42);\n",
     );
     expect(() => typeCheckStrictly(folder, ['wrong.ts'])).toThrow(/TS2345/);
-  });
+    // Installs, three apps and four strict type checks, all synchronous: a minute on a quiet machine.
+  }, 180_000);
 
   it('a PostgreSQL user compiles no better-sqlite3 and runs the same snippet on a server', async () => {
     const names = [...LIBRARY, '@agent-ledger/store-postgres', '@agent-ledger/agents-ledger'];
