@@ -6,6 +6,7 @@
 // (RetrievalPolicy), chosen from the evaluation (docs/context.md#retrieval-and-the-hybrid-context).
 
 import { countContentTokens, countMessagesTokens, InvalidInputError, type TokenCounter, type Turn } from '@agent-ledger/core';
+import type { StoreOperations } from '@agent-ledger/store';
 import {
   type BuildContextOptions,
   type BuiltContext,
@@ -14,7 +15,7 @@ import {
   validateContextOptions,
 } from '../build-context.ts';
 import type { LedgerContext } from '../ledger-context.ts';
-import { newestRows, readSessionLine } from '../line/session-line.ts';
+import { newestRows, readSessionLine, type SessionLine } from '../line/session-line.ts';
 import { DEFAULT_RECALL_TUNING, packRecall, rankRecall } from '../retrieval/recall-turns.ts';
 import { turnFromRow } from '../store/row-mapping.ts';
 import { CONTINUATION_MARKER } from './assemble-context.ts';
@@ -51,9 +52,8 @@ export async function buildHybridContext(
   // before anything is retrieved: a context without it cannot be answered. After a complete answer
   // nothing is being asked, but a request still needs a user message: the newest user turn's room
   // is kept (the smallest valid context, assemble-context.ts), and retrieval may take the rest.
-  const newestTurns = (await newestRows(ledger.store, line, NEWEST_ROWS_READ)).map((row) => turnFromRow(row));
-  const newest = newestExchange(newestTurns);
-  const kept = newest.tokens > 0 ? newest.tokens : newestUserTurnTokens(newestTurns);
+  const newest = await keptNewest(ledger.store, line);
+  const kept = newest.tokens;
   const reserved = kept === 0 ? 0 : kept + joinSlack(tokenCounter);
   const cap = policy.maxTokens ?? Number.POSITIVE_INFINITY;
   const retrievalBudget =
@@ -135,24 +135,44 @@ function joinSlack(tokenCounter: TokenCounter): number {
 }
 
 /**
+ * What the context keeps before anything is retrieved: the newest exchange (its turns and tokens),
+ * or, after a complete answer, the room of the newest user turn (no turn ids: it is not excluded
+ * from recall). Reads the line's newest few turns, and more only when a walk runs past them.
+ */
+async function keptNewest(store: StoreOperations, line: SessionLine): Promise<{ turnIds: string[]; tokens: number }> {
+  for (const count of [FIRST_READ, NEWEST_ROWS_READ]) {
+    const rows = await newestRows(store, line, count);
+    const turns = rows.map((row) => turnFromRow(row));
+    // The walks end inside what was read, or the line (or the walk's limit) ends there.
+    const enough = rows.length < count || count === NEWEST_ROWS_READ;
+    const exchange = newestExchange(turns);
+    if (!exchange.ended && !enough) continue;
+    if (exchange.tokens > 0) return { turnIds: exchange.turnIds, tokens: exchange.tokens };
+    const user = newestUserTurnTokens(turns);
+    if (user.ended || enough) return { turnIds: exchange.turnIds, tokens: user.tokens };
+  }
+  return { turnIds: [], tokens: 0 };
+}
+
+/**
  * The turns back from the line's end to the last user turn that says something (not only tool
  * results), compactions skipped, with their tokens: what the model is being asked to answer. Nothing
  * when the newest turn is an assistant's answer without tool calls: that exchange is complete.
- * `newestFirst` is the line's newest turns (newestRows), so the walk reads nothing.
+ * `ended`: the walk stopped on its own (not for want of turns read).
  */
-function newestExchange(newestFirst: readonly Turn[]): { turnIds: string[]; tokens: number } {
+function newestExchange(newestFirst: readonly Turn[]): { turnIds: string[]; tokens: number; ended: boolean } {
   const turnIds: string[] = [];
   let tokens = 0;
   for (const turn of newestFirst) {
-    if (turnIds.length >= NEWEST_EXCHANGE_MAX_TURNS) break;
+    if (turnIds.length >= NEWEST_EXCHANGE_MAX_TURNS) return { turnIds, tokens, ended: true };
     if (turn.turnType !== 'normal') continue;
     const answered = turn.role === 'assistant' && !turn.content.some((block) => block.type === 'tool_use');
-    if (turnIds.length === 0 && answered) break;
+    if (turnIds.length === 0 && answered) return { turnIds, tokens, ended: true };
     turnIds.push(turn.id);
     tokens += turn.tokenCount;
-    if (turn.role === 'user' && turn.content.some((block) => block.type === 'text')) break;
+    if (turn.role === 'user' && turn.content.some((block) => block.type === 'text')) return { turnIds, tokens, ended: true };
   }
-  return { turnIds, tokens };
+  return { turnIds, tokens, ended: false };
 }
 
 /**
@@ -160,20 +180,23 @@ function newestExchange(newestFirst: readonly Turn[]): { turnIds: string[]; toke
  * skipped, with the assistant turn whose calls it answers when it carries tool results: what the
  * smallest valid context holds (assemble-context.ts, smallestContext). 0 when none is near.
  */
-function newestUserTurnTokens(newestFirst: readonly Turn[]): number {
+function newestUserTurnTokens(newestFirst: readonly Turn[]): { tokens: number; ended: boolean } {
   let tokens = 0;
-  for (const turn of newestFirst.slice(0, NEWEST_EXCHANGE_MAX_TURNS)) {
+  for (const [read, turn] of newestFirst.entries()) {
+    if (read >= NEWEST_EXCHANGE_MAX_TURNS) return { tokens, ended: true };
     if (turn.turnType !== 'normal') continue;
     const answers = turn.content.some((block) => block.type === 'tool_result');
     // Results are read first (walking back); the assistant turn before them holds their calls.
-    if (turn.role === 'assistant' && tokens > 0) return tokens + turn.tokenCount;
+    if (turn.role === 'assistant' && tokens > 0) return { tokens: tokens + turn.tokenCount, ended: true };
     if (turn.role === 'user') tokens += turn.tokenCount;
-    if (turn.role === 'user' && !answers) return tokens;
+    if (turn.role === 'user' && !answers) return { tokens, ended: true };
   }
-  return tokens;
+  return { tokens, ended: false };
 }
 
 /** A tool loop longer than this is not one exchange; the rest competes like any older turn. */
 const NEWEST_EXCHANGE_MAX_TURNS = 24;
-/** The newest turns read for both walks: the exchange's limit, with room for compactions among them. */
+/** The newest turns read first: enough for a question and a short tool round. */
+const FIRST_READ = 6;
+/** Read when the walks go past FIRST_READ: the exchange's limit, with room for compactions among them. */
 const NEWEST_ROWS_READ = 2 * NEWEST_EXCHANGE_MAX_TURNS;
