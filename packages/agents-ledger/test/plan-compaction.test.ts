@@ -4,43 +4,23 @@
 
 import { estimateTokenCounter } from '@agent-ledger/core';
 import type { StoredTurn } from '@agent-ledger/store';
+import { turnRecord } from '@agent-ledger/store/contract';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { type CompactionRowInput, planCompactionRow } from '../src/compaction/plan-compaction.ts';
 import { renderSummaryBlock } from '../src/index.ts';
 
+/** Turn t<index> at depth <index>, as the store reads it back. */
 function row(index: number, fields: Partial<StoredTurn> = {}): StoredTurn {
   return {
-    id: `t${index}`,
-    sessionId: 's1',
-    parentTurnId: index === 0 ? null : `t${index - 1}`,
-    depth: index,
-    role: index % 2 === 0 ? 'user' : 'assistant',
-    content: [{ type: 'text', text: `turn ${index}` }],
-    model: null,
-    tokenCount: 10 + index,
-    timestamp: 1_000 + index,
-    toolCallCount: 0,
-    metadata: null,
-    turnType: 'normal',
-    summary: null,
-    summarizedThroughTurnId: null,
-    firstKeptTurnId: null,
-    tokensBefore: null,
-    tokensAfter: null,
-    trigger: null,
-    strategy: null,
-    summarizer: null,
-    usageInputTokens: null,
-    usageOutputTokens: null,
-    latestCompactionId: null,
-    cumulativeTokens: 0,
-    searchText: null,
-    coversFromDepth: null,
-    previousCompactionId: null,
-    summarizedThroughDepth: null,
+    ...turnRecord(`t${index}`, 's1', null, {
+      depth: index,
+      parentTurnId: index === 0 ? null : `t${index - 1}`,
+      role: index % 2 === 0 ? 'user' : 'assistant',
+      tokenCount: 10 + index,
+      ...fields,
+    }),
     hasChildren: false,
-    ...fields,
   };
 }
 
