@@ -13,10 +13,10 @@ import {
   InvalidInputError,
 } from '@agent-ledger/core';
 import type { StoredTurn } from '@agent-ledger/store';
-import { effectiveCompaction, rawStartDepth } from './chain-arithmetic.ts';
 import { writeCompaction } from './compaction/write-compaction.ts';
 import type { LedgerContext } from './ledger-context.ts';
-import { chainSegments, clipSegments, readChainRange, requireSessionRow, requireTurnRow } from './store/chain.ts';
+import { rawSegments, readSessionLine } from './line/session-line.ts';
+import { readChainRange, requireSessionRow } from './store/chain.ts';
 import { turnFromRow } from './store/row-mapping.ts';
 import { FLAT } from './strategies/flat/flat-strategy.ts';
 import { compactionPercentOf, renderSummaryBlock } from './summary-block.ts';
@@ -62,18 +62,14 @@ export async function recordCompaction(
   const { store } = ledger;
   const session = await requireSessionRow(store, sessionId);
   if (!session.headTurnId) throw new EmptySessionError(sessionId);
-  const head = await requireTurnRow(store, session.headTurnId);
-  if (input.expectedHeadTurnId !== undefined && input.expectedHeadTurnId !== head.id) {
-    throw new HeadConflictError(sessionId, input.expectedHeadTurnId, head.id);
+  if (input.expectedHeadTurnId !== undefined && input.expectedHeadTurnId !== session.headTurnId) {
+    throw new HeadConflictError(sessionId, input.expectedHeadTurnId, session.headTurnId);
   }
-  const previous = await effectiveCompaction(store, head, session);
-  const fromDepth = previous ? await rawStartDepth(store, previous) : 0;
+  const line = await readSessionLine(store, session.headTurnId, { view: session });
+  const { turn: head, compaction: previous, rawStartDepth: fromDepth } = line;
   // The window a compaction may cut: the normal turns the context holds raw right now, read page
   // by page (an imported session can have tens of thousands of them since its last compaction).
-  const cut = await locateCut(
-    readChainRange(store, clipSegments(await chainSegments(store, head), fromDepth, head.depth)),
-    input,
-  );
+  const cut = await locateCut(readChainRange(store, rawSegments(line)), input);
   const { through, firstKept } = cut;
   const id = ledger.generateId('turn');
   const sourceTokens = cut.summarizedTokens + (previous?.tokenCount ?? 0);
