@@ -85,6 +85,12 @@ export interface AgentsLedgerOptions {
    * fused with bm25 (docs/context.md#embeddings). Off by default; bm25 alone is the measured default.
    */
   embedder?: Embedder;
+  /**
+   * How long a compaction's lease on its session holds without renewal, in ms (60,000): another
+   * process compacting the same session waits for it, and a crashed compactor blocks the session no
+   * longer than this.
+   */
+  compactionLeaseMs?: number;
 }
 
 export interface AgentsLedger {
@@ -172,6 +178,7 @@ export function createAgentsLedger(options: AgentsLedgerOptions): AgentsLedger {
     now: options.now ?? Date.now,
     generateId: options.generateId ?? generateId,
     ...(options.embedder ? { embedder: options.embedder } : {}),
+    ...(options.compactionLeaseMs !== undefined ? { compactionLeaseMs: options.compactionLeaseMs } : {}),
   };
   const agents: AgentsLedger = {
     tokenCounter,

@@ -11,7 +11,8 @@ import {
   type NormalTurn,
   type SessionSettings,
 } from '@agent-ledger/core';
-import { contextTokensAt } from './chain-arithmetic.ts';
+import { contextTokensAt, effectiveCompaction } from './chain-arithmetic.ts';
+import { withCompactionLease } from './compaction/compaction-lease.ts';
 import { planCompactionRow } from './compaction/plan-compaction.ts';
 import { writeCompaction } from './compaction/write-compaction.ts';
 import { type LedgerContext, strategyEnvironment } from './ledger-context.ts';
@@ -71,7 +72,44 @@ export async function contextUsage(ledger: LedgerContext, sessionId: string): Pr
  */
 export async function compact(ledger: LedgerContext, sessionId: string, options: CompactOptions = {}): Promise<CompactionTurn> {
   const timestamp = validateTimestamp(options.timestamp);
-  const line = await readCompactionLine(ledger, sessionId, options);
+  // The compaction the session's context starts from now: a newer one that lands while this waits
+  // for another process's compaction is the one this call wanted (compaction/compaction-lease.ts).
+  const seen = await currentCompaction(ledger, sessionId);
+  const newer = async () => {
+    const now = await currentCompaction(ledger, sessionId);
+    return now && now.id !== seen?.id ? (turnFromRow(now) as CompactionTurn) : null;
+  };
+  const outcome = await withCompactionLease(
+    ledger.store,
+    sessionId,
+    { leaseMs: ledger.compactionLeaseMs, landed: newer },
+    async () => {
+      const line = await readCompactionLine(ledger, sessionId, options);
+      // Landed between that look and the lease: nothing left for this call to summarize.
+      if (line.previous && line.previous.id !== seen?.id) return line.previousTurn as CompactionTurn;
+      return compactOnLine(ledger, line, { ...options, timestamp });
+    },
+  );
+  return outcome.ran ? outcome.value : (outcome.landed as CompactionTurn);
+}
+
+/** The effective compaction at the session's head, or null; an empty session is EmptySessionError. */
+async function currentCompaction(ledger: LedgerContext, sessionId: string) {
+  const session = await requireSessionRow(ledger.store, sessionId);
+  if (!session.headTurnId) throw new EmptySessionError(sessionId);
+  return effectiveCompaction(ledger.store, await requireTurnRow(ledger.store, session.headTurnId), session);
+}
+
+type CompactionLine = Awaited<ReturnType<typeof readCompactionLine>>;
+
+/** The compaction planned on `line` and written, the lease held. */
+async function compactOnLine(
+  ledger: LedgerContext,
+  line: CompactionLine,
+  options: CompactOptions & { timestamp: number | undefined },
+): Promise<CompactionTurn> {
+  const { timestamp } = options;
+  const sessionId = line.session.id;
   const { strategy, previousTurn, window } = line;
   const settings = sessionFromRow(line.session).settings;
   const summaryTokens = options.summaryTokens ?? defaultSummaryTokens(settings);

@@ -24,6 +24,8 @@ export interface LedgerContext {
   generateId: IdGenerator;
   /** Embeds turns for recall beside bm25 (context/semantic-query.ts); none by default. */
   embedder?: Embedder;
+  /** How long a compaction's lease holds without renewal (compaction/compaction-lease.ts). */
+  compactionLeaseMs?: number;
 }
 
 /** What a strategy's hooks are given (compaction-strategy.ts). */

@@ -7,6 +7,7 @@ import {
 } from '@agent-ledger/summarizers';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AgentsLedger } from '../src/index.ts';
+import { storeOf } from '../src/testing.ts';
 import {
   appendConversation,
   assistantTurn,
@@ -18,6 +19,7 @@ import {
   type TempLedger,
   userTurn,
 } from './builders.ts';
+import { countingSummarizer } from './topic-builders.ts';
 
 let temp: TempLedger;
 afterEach(() => temp?.cleanup());
@@ -159,21 +161,52 @@ describe('two ledgers on one file', () => {
     expect((await b.contextUsage(session.id)).contextTokens).toBe(compaction.tokensAfter);
   });
 
-  it('a compaction that lands while another is summarizing wins; the other gets HeadConflictError and writes nothing', async () => {
+  it("one compactor per session: a second ledger waits for the first one's compaction and takes it, calling no summarizer", async () => {
     const summarizer = gatedSummarizer();
     temp = openTempLedger({ summarizer });
     const a = temp.ledger;
-    const b = temp.reopen({ generateId: prefixedIds('b') });
+    const other = countingSummarizer();
+    const b = temp.reopen({ generateId: prefixedIds('b'), summarizer: other });
     const session = await newSession(a);
     await appendConversation(a, session.id, 30, 40);
     const slow = a.compact(session.id);
     await summarizer.started;
-    const fast = await b.compact(session.id);
+    let waited = false;
+    const waiting = b.compact(session.id).then((compaction) => {
+      waited = true;
+      return compaction;
+    });
     const rows = countRows(a, 'agent_turns');
-    summarizer.release();
-    await expect(slow).rejects.toBeInstanceOf(HeadConflictError);
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    // b holds off while a summarizes: nothing written, b's summarizer not asked.
+    expect(waited).toBe(false);
     expect(countRows(a, 'agent_turns')).toBe(rows);
-    expect((await a.getSession(session.id)).headTurnId).toBe(fast.id);
+    summarizer.release();
+    const [first, second] = await Promise.all([slow, waiting]);
+    expect(second.id).toBe(first.id);
+    expect(other.calls).toHaveLength(0);
+    expect(countRows(a, 'agent_turns')).toBe(rows + 1);
+    expect((await a.getSession(session.id)).headTurnId).toBe(first.id);
+  });
+
+  it("a crashed compactor's lease expires: the next compaction waits for it, then compacts", async () => {
+    temp = openTempLedger();
+    const a = temp.ledger;
+    const session = await newSession(a);
+    await appendConversation(a, session.id, 30, 40);
+    // A holder that died mid-compaction: its lease, 600 ms from now, is never renewed or released.
+    const held = await storeOf(a).acquireLease({
+      name: `compact:${session.id}`,
+      holder: 'crashed',
+      now: Date.now(),
+      expiresAt: Date.now() + 600,
+    });
+    expect(held).toBe(true);
+    const started = Date.now();
+    const compaction = await a.compact(session.id);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(500);
+    expect((await a.getSession(session.id)).headTurnId).toBe(compaction.id);
+    expect(await a.doctor()).toEqual([]);
   });
 });
 

@@ -3,7 +3,8 @@
 // model and the extractive summarizer, so the command always runs.
 
 import { type ChatModel, createAnthropicChatModel, createOfflineChatModel } from '@agent-ledger/runtime';
-import { createAnthropicSummarizer, createExtractiveSummarizer, type Summarizer } from '@agent-ledger/summarizers';
+import { createExtractiveSummarizer, type Summarizer } from '@agent-ledger/summarizers';
+import { chooseSummarizer } from '../choose-summarizer.ts';
 
 export interface ModelChoice {
   model: ChatModel;
@@ -32,9 +33,9 @@ export function chooseModels(
     ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
   };
   const model = createAnthropicChatModel({ ...client, ...(options.model ? { model: options.model } : {}) });
-  const summarizer = createAnthropicSummarizer({
-    ...client,
-    ...(env.NEXUS_SUMMARY_MODEL ? { model: env.NEXUS_SUMMARY_MODEL } : {}),
+  const summarizer = chooseSummarizer(env, {
+    name: 'anthropic',
+    ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
   });
   return {
     model,

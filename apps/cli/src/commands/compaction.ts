@@ -2,6 +2,7 @@
 
 import type { CompactionTrigger } from '@agent-ledger/core';
 import { integerOption, stringOption, UsageError } from '../arguments.ts';
+import { chooseSummarizer } from '../choose-summarizer.ts';
 import type { Command } from '../command.ts';
 import { TURN_OR_SESSION, turnIdOrHead } from '../turn-or-head.ts';
 import { SETTINGS_OPTIONS, settingsFromOptions } from './session.ts';
@@ -22,10 +23,17 @@ export const compactCommand: Command = {
     trigger: { type: 'string', description: 'recorded reason: manual (default), threshold or overflow', valueName: 'WHY' },
     'summary-tokens': { type: 'string', description: 'size limit of the summary', valueName: 'N' },
     'if-needed': { type: 'boolean', description: 'only compact when the session is over its threshold' },
+    summarizer: {
+      type: 'string',
+      description: 'anthropic or extractive (default: anthropic when ANTHROPIC_API_KEY is set, else extractive)',
+      valueName: 'NAME',
+    },
   },
-  details: 'Nothing is deleted: the compaction turn records what it summarized and where raw turns resume.',
-  async run({ positionals, options, io, openLedger, commandLine }) {
-    const ledger = openLedger();
+  details:
+    'Nothing is deleted: the compaction turn records what it summarized and where raw turns resume. ' +
+    'One compaction of a session runs at a time, across processes: another one started meanwhile waits and reports the same compaction, without calling its summarizer.',
+  async run({ positionals, options, io, env, openLedger, commandLine }) {
+    const ledger = openLedger({ summarizer: chooseSummarizer(env, { name: stringOption(options.summarizer) }) });
     const sessionId = positionals[0] as string;
     const trigger = stringOption(options.trigger) ?? 'manual';
     if (!TRIGGERS.has(trigger)) throw new UsageError(`--trigger must be manual, threshold or overflow, got "${trigger}".`);
