@@ -25,9 +25,19 @@ import {
 /** Full-text search's document: the server derives it from `search_text` (a generated column). */
 const tsvector = customType<{ data: string }>({ dataType: () => 'tsvector' });
 
-/** The tsvector of a row's `search_text`, in the configuration every search query uses. */
+/**
+ * The tsvector of a row's `search_text`, in the configuration every search query uses. Punctuation
+ * (ASCII, and Unicode's general and CJK punctuation blocks) becomes a space first, so the words are
+ * SQLite's (FTS5 unicode61 splits on them, and so does core's searchTerms, which makes the query):
+ * `dashboard-4471`, `5.7.44`, `redis-quokka-7.staging.internal` and `consumer.ts` are indexed by
+ * their parts, not as the single host, version and file tokens PostgreSQL's parser would keep, which
+ * no query's words could match (issue 28).
+ */
+export const SEARCH_PUNCTUATION = '[[:punct:]\\u2000-\\u206F\\u3000-\\u303F]+';
 function searchVectorOf(): SQL {
-  return sql`to_tsvector('english'::regconfig, coalesce(search_text, ''))`;
+  return sql.raw(
+    `to_tsvector('english'::regconfig, regexp_replace(coalesce(search_text, ''), '${SEARCH_PUNCTUATION}', ' ', 'g'))`,
+  );
 }
 
 /** Epoch milliseconds and other counts that may pass 2^31, as JavaScript numbers. */

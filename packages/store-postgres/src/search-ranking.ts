@@ -51,7 +51,7 @@ export function scoredTurns(
       [`t.search_vector @@ nexus_words_tsquery(${list}::text[], true)`, ...select.filters].join(' AND ');
   return (
     `query_words AS (SELECT DISTINCT q FROM unnest(${list}::text[]) AS w (word), ` +
-    "plainto_tsquery('english'::regconfig, w.word) AS q WHERE numnode(q) > 0), " +
+    "phraseto_tsquery('english'::regconfig, w.word) AS q WHERE numnode(q) > 0), " +
     `${hits}, ` +
     `pool AS MATERIALIZED (${pool}), ` +
     'weights AS MATERIALIZED (SELECT w.q, p.turn_type, ln(1 + ((SELECT count(*) FROM pool o WHERE o.turn_type = p.turn_type) ' +

@@ -1,5 +1,5 @@
 // The tsquery of a search's match. Words go through nexus_words_tsquery (extra/search.sql:
-// plainto_tsquery per word, joined by AND or OR), so no word is ever syntax; advanced text goes to
+// phraseto_tsquery per word, joined by AND or OR), so no word is ever syntax; advanced text goes to
 // websearch_to_tsquery, which reads any text without an error, after the checks below refuse what
 // is malformed on every engine.
 
