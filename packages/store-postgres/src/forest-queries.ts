@@ -4,16 +4,18 @@
 // semantics are sqlite/forest-queries.ts's; a forest's rows go in a few array-bound statements.
 // Which compactions must have a forest is the strategies' business: forest-integrity-queries.ts.
 
-import { ForestIntegrityError } from '@agent-ledger/core';
-import type {
-  DocumentFrequencies,
-  ForestClusterRecord,
-  ForestNodeRecord,
-  ForestStateRecord,
-  ForestStore,
-  ForestWrite,
-  TopicDropRecord,
-  TopicDropRow,
+import {
+  type DocumentFrequencies,
+  type ForestClusterRecord,
+  type ForestNodeRecord,
+  type ForestStateRecord,
+  type ForestStore,
+  type ForestWrite,
+  type LineagePlace,
+  lineagePlaceOf,
+  type PreviousLineage,
+  type TopicDropRecord,
+  type TopicDropRow,
 } from '@agent-ledger/store';
 import { forestChain } from './forest-chain-queries.ts';
 import { forestIntegrityFindings } from './forest-integrity-queries.ts';
@@ -75,14 +77,8 @@ const INSERT_CLUSTERS =
   '$18::boolean[]) AS cluster (root_id, position, members, member_tokens, summary, summary_version, block, block_tokens, ' +
   'dirty, pending, absorbed, centroid, first_timestamp, last_timestamp, touched, generation, dropped)';
 
-interface LineageRow {
-  lineageId: string;
-  lineageParentId: string | null;
-  sequence: number;
-  sessionId: string;
-  documentCount: number;
-  tip: number;
-}
+/** A forest's place in its lineage, with the lineage's document count as of it. */
+type LineageRow = PreviousLineage & { documentCount: number };
 
 async function insertClusters(db: PgExecutor, compactionId: string, clusters: readonly ForestClusterRecord[]) {
   if (clusters.length === 0) return;
@@ -113,26 +109,9 @@ async function lineageOf(db: PgExecutor, compactionId: string): Promise<LineageR
   return (await db.query<LineageRow>(LINEAGE_OF, [compactionId]))[0];
 }
 
-/**
- * A forest continues its previous one's lineage when both belong to one session and the previous
- * one is still the lineage's newest; otherwise (a fork's first forest, a fresh one) it starts a
- * lineage of its own, pointing at the forest it continues.
- */
-async function lineageFor(
-  db: PgExecutor,
-  state: ForestStateRecord,
-): Promise<{ lineageId: string; lineageParentId: string | null; sequence: number }> {
-  const fresh = { lineageId: state.compactionId, lineageParentId: state.previousCompactionId, sequence: 0 };
-  if (state.previousCompactionId === null) return fresh;
-  const previous = await lineageOf(db, state.previousCompactionId);
-  if (!previous) {
-    throw new ForestIntegrityError(
-      `Compaction ${state.compactionId} continues the forest of ${state.previousCompactionId}, which has none stored.`,
-      [state.compactionId, state.previousCompactionId],
-    );
-  }
-  if (previous.sessionId !== state.sessionId || previous.sequence !== previous.tip) return fresh;
-  return { lineageId: previous.lineageId, lineageParentId: previous.lineageParentId, sequence: previous.sequence + 1 };
+/** Where the new forest goes among the lineages (@agent-ledger/store's rule, on what PostgreSQL reads). */
+async function lineageFor(db: PgExecutor, state: ForestStateRecord): Promise<LineagePlace> {
+  return lineagePlaceOf(state, state.previousCompactionId === null ? undefined : await lineageOf(db, state.previousCompactionId));
 }
 
 async function writeForest(db: PgExecutor, write: ForestWrite): Promise<void> {

@@ -3,7 +3,7 @@
 // forest changed. Reading a term's frequency as of one compaction is then a seek per lineage on its
 // line, never a walk of the compaction chain.
 
-import type { DocumentFrequencies } from '@agent-ledger/store';
+import type { DocumentFrequencies, PreviousLineage } from '@agent-ledger/store';
 import type { SqliteConnection } from './sqlite-connection.ts';
 
 const LINEAGE_OF =
@@ -15,16 +15,8 @@ const TERM_AT =
   'SELECT document_frequency AS documentFrequency FROM forest_terms ' +
   'WHERE lineage_id = ? AND term = ? AND sequence <= ? ORDER BY sequence DESC LIMIT 1';
 
-/** Where one compaction's forest sits in its lineage. */
-export interface LineageRow {
-  lineageId: string;
-  lineageParentId: string | null;
-  sequence: number;
-  sessionId: string;
-  documentCount: number;
-  /** The lineage's newest sequence. */
-  tip: number;
-}
+/** A forest's place in its lineage, with the lineage's document count as of it. */
+export type LineageRow = PreviousLineage & { documentCount: number };
 
 export function lineageOf(connection: SqliteConnection, compactionId: string): LineageRow | undefined {
   return connection.statement(LINEAGE_OF).get(compactionId) as LineageRow | undefined;

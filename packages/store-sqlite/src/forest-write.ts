@@ -2,8 +2,13 @@
 // document frequencies it changed (forest_lineages, forest_terms), the parent pointers it set
 // (forest_nodes) and its clusters (forest_clusters). Every table is write-once (triggers).
 
-import { ForestIntegrityError } from '@agent-ledger/core';
-import type { ForestClusterRecord, ForestStateRecord, ForestWrite } from '@agent-ledger/store';
+import {
+  type ForestClusterRecord,
+  type ForestStateRecord,
+  type ForestWrite,
+  type LineagePlace,
+  lineagePlaceOf,
+} from '@agent-ledger/store';
 import { lineageOf } from './forest-lineage.ts';
 import type { SqliteConnection } from './sqlite-connection.ts';
 
@@ -18,31 +23,12 @@ const INSERT_CLUSTER =
   'block, block_tokens, dirty, pending, absorbed_summaries, centroid, first_timestamp, last_timestamp, touched, ' +
   'generation, dropped) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
 
-interface LineagePlace {
-  lineageId: string;
-  lineageParentId: string | null;
-  sequence: number;
-}
-
-/**
- * A forest continues its previous one's lineage when both belong to one session and the previous
- * one is still the lineage's newest; otherwise (a fork's first forest, a fresh one) it starts a
- * lineage of its own, pointing at the forest it continues.
- */
+/** Where the new forest goes among the lineages (@agent-ledger/store's rule, on what SQLite reads). */
 function lineagePlace(connection: SqliteConnection, state: ForestStateRecord): LineagePlace {
-  const own = { lineageId: state.compactionId, lineageParentId: state.previousCompactionId, sequence: 0 };
-  if (state.previousCompactionId === null) return own;
-  const previous = lineageOf(connection, state.previousCompactionId);
-  if (!previous) {
-    throw new ForestIntegrityError(
-      `Compaction ${state.compactionId} continues the forest of ${state.previousCompactionId}, which has none stored.`,
-      [state.compactionId, state.previousCompactionId],
-    );
-  }
-  if (previous.sessionId === state.sessionId && previous.sequence === previous.tip) {
-    return { lineageId: previous.lineageId, lineageParentId: previous.lineageParentId, sequence: previous.sequence + 1 };
-  }
-  return own;
+  return lineagePlaceOf(
+    state,
+    state.previousCompactionId === null ? undefined : lineageOf(connection, state.previousCompactionId),
+  );
 }
 
 function insertState(connection: SqliteConnection, state: ForestStateRecord): void {

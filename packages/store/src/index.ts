@@ -15,6 +15,7 @@ export type {
   EventTail,
 } from './event-store.ts';
 export { type ChainNodeRow, linkForestChain } from './forest-chain.ts';
+export { type LineagePlace, lineagePlaceOf, type PreviousLineage } from './forest-lineage.ts';
 export type {
   DocumentFrequencies,
   ForestChainLink,
