@@ -66,9 +66,10 @@ export async function contextUsage(ledger: LedgerContext, sessionId: string): Pr
 }
 
 /**
- * Reads the line once (and the strategy's own state), lets the strategy plan with no store I/O,
- * plans the row with no I/O (compaction/plan-compaction.ts), then writes the compaction turn and the
- * strategy's state in one transaction.
+ * Holding the session's compaction lease (one compactor per session, across processes), reads the
+ * line once (and the strategy's own state), lets the strategy plan with no store I/O, plans the row
+ * with no I/O (compaction/plan-compaction.ts), then writes the compaction turn and the strategy's
+ * state in one transaction. A call that waited for another process's compaction returns that one.
  */
 export async function compact(ledger: LedgerContext, sessionId: string, options: CompactOptions = {}): Promise<CompactionTurn> {
   const timestamp = validateTimestamp(options.timestamp);
@@ -90,7 +91,7 @@ export async function compact(ledger: LedgerContext, sessionId: string, options:
       return compactOnLine(ledger, line, { ...options, timestamp });
     },
   );
-  return outcome.ran ? outcome.value : (outcome.landed as CompactionTurn);
+  return outcome.ran ? outcome.value : outcome.landed;
 }
 
 /** The effective compaction at the session's head, or null; an empty session is EmptySessionError. */

@@ -16,22 +16,22 @@ export const DEFAULT_COMPACTION_LEASE_MS = 60_000;
 /** Between two looks at a session another process is compacting. */
 const RETRY_MS = 100;
 
-export interface CompactionLeaseOptions {
+export interface CompactionLeaseOptions<Landed> {
   leaseMs?: number;
   /** Asked while another process holds the lease: that process's compaction, once it has landed. */
-  landed: () => Promise<unknown | null>;
+  landed: () => Promise<Landed | null>;
 }
 
 /**
  * Runs `work` holding the session's compaction lease, or returns what `landed` found once another
  * holder's compaction is there. Waits as long as another holder renews its lease.
  */
-export async function withCompactionLease<T>(
+export async function withCompactionLease<T, Landed>(
   store: Pick<StoreOperations, 'acquireLease' | 'releaseLease'>,
   sessionId: string,
-  options: CompactionLeaseOptions,
+  options: CompactionLeaseOptions<Landed>,
   work: () => Promise<T>,
-): Promise<{ ran: true; value: T } | { ran: false; landed: unknown }> {
+): Promise<{ ran: true; value: T } | { ran: false; landed: Landed }> {
   const leaseMs = options.leaseMs ?? DEFAULT_COMPACTION_LEASE_MS;
   const name = `compact:${sessionId}`;
   const holder = randomUUID();
