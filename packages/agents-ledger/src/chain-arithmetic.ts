@@ -10,11 +10,22 @@ type ViewFloor = Pick<SessionRecord, 'ignoreCompactionsThroughDepth'>;
 /**
  * The compaction a turn's context starts from: the nearest one in its chain, unless the viewing
  * session ignores it (a `full` fork, or a fork of one, ignores those from before its fork point;
- * any older compaction is then older still, so none applies).
+ * any older compaction is then older still, so none applies). `known`: that compaction's row when
+ * the caller read it already (the store's turnWithCompaction).
  */
-export async function effectiveCompaction(store: StoreOperations, turn: StoredTurn, view: ViewFloor): Promise<StoredTurn | null> {
+export async function effectiveCompaction(
+  store: StoreOperations,
+  turn: StoredTurn,
+  view: ViewFloor,
+  known?: StoredTurn,
+): Promise<StoredTurn | null> {
   if (!turn.latestCompactionId) return null;
-  const compaction = turn.latestCompactionId === turn.id ? turn : await requireTurnRow(store, turn.latestCompactionId);
+  const compaction =
+    turn.latestCompactionId === turn.id
+      ? turn
+      : known?.id === turn.latestCompactionId
+        ? known
+        : await requireTurnRow(store, turn.latestCompactionId);
   const floor = view.ignoreCompactionsThroughDepth;
   return floor !== null && compaction.depth <= floor ? null : compaction;
 }

@@ -5,18 +5,20 @@
 // the head moved. Turns are append-only (triggers), so `hasChildren` is derived on read, as on
 // SQLite: the session goes on past the turn, or a fork made at it has turns of its own.
 
-import type {
-  AppendOutcome,
-  AppendToSession,
-  ChainPageQuery,
-  CoveringCompactionQuery,
-  SessionRecord,
-  SessionSettingsUpdate,
-  SessionStore,
-  StoredTurn,
-  TurnEventLink,
-  TurnRecord,
-  TurnStore,
+import {
+  type AppendOutcome,
+  type AppendToSession,
+  type ChainPageQuery,
+  type CoveringCompactionQuery,
+  placeTurnWithCompaction,
+  type SessionRecord,
+  type SessionSettingsUpdate,
+  type SessionStore,
+  type StoredTurn,
+  type TurnEventLink,
+  type TurnRecord,
+  type TurnStore,
+  type TurnWithCompaction,
 } from '@agent-ledger/store';
 import type { PgExecutor } from './pg-executor.ts';
 
@@ -184,6 +186,14 @@ async function getTurn(db: PgExecutor, turnId: string): Promise<StoredTurn | und
   return turn;
 }
 
+// The turn, the compaction its line last had, and that compaction's first kept turn: one round trip.
+const LATEST = '(SELECT l.latest_compaction_id FROM agent_turns l WHERE l.id = $1)';
+const WITH_COMPACTION = `t.id IN ($1, ${LATEST}, (SELECT c.first_kept_turn_id FROM agent_turns c WHERE c.id = ${LATEST}))`;
+
+async function turnWithCompaction(db: PgExecutor, turnId: string): Promise<TurnWithCompaction | undefined> {
+  return placeTurnWithCompaction(turnId, await turnsWhere(db, WITH_COMPACTION, [turnId]));
+}
+
 async function getTurns(db: PgExecutor, turnIds: readonly string[]): Promise<Map<string, StoredTurn>> {
   const found = new Map<string, StoredTurn>();
   if (turnIds.length === 0) return found;
@@ -273,6 +283,7 @@ export function turnQueries(db: PgExecutor): SessionStore & TurnStore {
     updateSessionSettings: (sessionId, update) => updateSessionSettings(db, sessionId, update),
     getTurn: (turnId) => getTurn(db, turnId),
     getTurns: (turnIds) => getTurns(db, turnIds),
+    turnWithCompaction: (turnId) => turnWithCompaction(db, turnId),
     chainPage: (query) => chainPage(db, query),
     appendToSession: (append) => appendToSession(db, append),
     compactionsFolding: (compactionId) => turnsWhere(db, 't.previous_compaction_id = $1 ORDER BY t.depth', [compactionId]),

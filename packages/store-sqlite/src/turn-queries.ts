@@ -4,14 +4,16 @@
 // session goes on past it, or a fork made at it has turns of its own.
 
 import { StorageError } from '@agent-ledger/core';
-import type {
-  AppendOutcome,
-  AppendToSession,
-  ChainPageQuery,
-  CoveringCompactionQuery,
-  StoredTurn,
-  TurnRecord,
-  TurnStore,
+import {
+  type AppendOutcome,
+  type AppendToSession,
+  type ChainPageQuery,
+  type CoveringCompactionQuery,
+  placeTurnWithCompaction,
+  type StoredTurn,
+  type TurnRecord,
+  type TurnStore,
+  type TurnWithCompaction,
 } from '@agent-ledger/store';
 import { chunks, jsonOrNull, parseJson, placeholders, type SqliteConnection, type Synchronous } from './sqlite-connection.ts';
 
@@ -81,6 +83,15 @@ function turnParameters(turn: TurnRecord): unknown[] {
 function getTurn(connection: SqliteConnection, turnId: string): StoredTurn | undefined {
   const row = connection.statement(`SELECT ${TURN_COLUMNS} FROM agent_turns t WHERE t.id = ?`).get(turnId) as RawRow | undefined;
   return row ? decodeTurn(row) : undefined;
+}
+
+// The turn, the compaction its line last had, and that compaction's first kept turn: one statement.
+const LATEST = '(SELECT l.latest_compaction_id FROM agent_turns l WHERE l.id = @id)';
+const TURN_WITH_COMPACTION = `SELECT ${TURN_COLUMNS} FROM agent_turns t WHERE t.id IN (@id, ${LATEST}, (SELECT c.first_kept_turn_id FROM agent_turns c WHERE c.id = ${LATEST}))`;
+
+function turnWithCompaction(connection: SqliteConnection, turnId: string): TurnWithCompaction | undefined {
+  const rows = connection.statement(TURN_WITH_COMPACTION).all({ id: turnId }) as RawRow[];
+  return placeTurnWithCompaction(turnId, rows.map(decodeTurn));
 }
 
 function getTurns(connection: SqliteConnection, turnIds: readonly string[]): Map<string, StoredTurn> {
@@ -214,6 +225,7 @@ export function turnQueries(connection: SqliteConnection): Synchronous<TurnStore
   return {
     getTurn: (turnId) => getTurn(connection, turnId),
     getTurns: (turnIds) => getTurns(connection, turnIds),
+    turnWithCompaction: (turnId) => turnWithCompaction(connection, turnId),
     chainPage: (query) => chainPage(connection, query),
     appendToSession: (append) => appendToSession.immediate(append),
     compactionsFolding: (compactionId) => compactionsFolding(connection, compactionId),

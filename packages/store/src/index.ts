@@ -68,4 +68,6 @@ export type {
   SessionSettingsUpdate,
   SessionStore,
   TurnStore,
+  TurnWithCompaction,
 } from './turn-store.ts';
+export { placeTurnWithCompaction } from './turn-with-compaction.ts';

@@ -58,6 +58,7 @@ export const STORE_OPERATION_NAMES = [
   'updateSessionSettings',
   'getTurn',
   'getTurns',
+  'turnWithCompaction',
   'chainPage',
   'appendToSession',
   'compactionsFolding',

@@ -53,8 +53,22 @@ export interface SessionStore {
   updateSessionSettings(sessionId: string, update: SessionSettingsUpdate): Promise<SessionRecord | undefined>;
 }
 
+/** A turn, the newest compaction on its line, and where that compaction's raw turns resume. */
+export interface TurnWithCompaction {
+  turn: StoredTurn;
+  /** The turn its latestCompactionId names (the turn itself when it is a compaction); undefined without one. */
+  compaction?: StoredTurn;
+  /** The turn `compaction.firstKeptTurnId` names; undefined when it names none. */
+  firstKept?: StoredTurn;
+}
+
 export interface TurnStore {
   getTurn(turnId: string): Promise<StoredTurn | undefined>;
+  /**
+   * A turn with the newest compaction on its line and that compaction's first kept turn, in one
+   * read (what a context starts from): one round trip where three point reads were three.
+   */
+  turnWithCompaction(turnId: string): Promise<TurnWithCompaction | undefined>;
   /** The turns of `turnIds` that exist, by id. */
   getTurns(turnIds: readonly string[]): Promise<Map<string, StoredTurn>>;
   /** A session's own turns with depth in [fromDepth, toDepth]. */

@@ -6,7 +6,8 @@
 // the compaction and its first kept turn when there is one, and one session row per fork on the way
 // back to the root.
 
-import type { SessionRecord, StoredTurn, StoreOperations } from '@agent-ledger/store';
+import { TurnNotFoundError } from '@agent-ledger/core';
+import type { SessionRecord, StoredTurn, StoreOperations, TurnWithCompaction } from '@agent-ledger/store';
 import { effectiveCompaction } from '../chain-arithmetic.ts';
 import {
   type ChainSegment,
@@ -48,11 +49,16 @@ export async function readSessionLine(
   turnId: string,
   options: ReadLineOptions = {},
 ): Promise<SessionLine> {
-  const turn = options.turn?.id === turnId ? options.turn : await requireTurnRow(store, turnId);
+  // The turn, its line's newest compaction and that one's first kept turn: one store call.
+  const read: TurnWithCompaction | undefined =
+    options.turn?.id === turnId ? { turn: options.turn } : await store.turnWithCompaction(turnId);
+  if (!read) throw new TurnNotFoundError(turnId);
+  const { turn } = read;
   const viewId = options.sessionId ?? options.view?.id ?? turn.sessionId;
   const view = options.view?.id === viewId ? options.view : await requireSessionRow(store, viewId);
-  const compaction = options.full ? null : await effectiveCompaction(store, turn, view);
-  const firstKept = compaction?.firstKeptTurnId ? await requireTurnRow(store, compaction.firstKeptTurnId) : null;
+  const compaction = options.full ? null : await effectiveCompaction(store, turn, view, read.compaction);
+  const keptId = compaction?.firstKeptTurnId;
+  const firstKept = keptId ? (read.firstKept?.id === keptId ? read.firstKept : await requireTurnRow(store, keptId)) : null;
   const rawStartDepth = compaction ? (firstKept?.depth ?? compaction.depth + 1) : 0;
   return { turn, view, compaction, firstKept, rawStartDepth, segments: await chainSegments(store, turn, view) };
 }

@@ -32,6 +32,7 @@ export function turnContract(subject: StoreUnderTest): void {
     sessionRowCases(open);
     turnAppendCases(open);
     chainReadCases(open);
+    lineStartCases(open);
     eventCitationCases(open);
   });
 }
@@ -226,6 +227,37 @@ function chainReadCases(open: OpenStore): void {
     expect(await covering(3)).toBe('c2');
     expect(await covering(3, 5)).toBeUndefined();
     expect(await covering(0, 100, 4)).toBeUndefined();
+  });
+}
+
+/** What a context starts from, in one call. */
+function lineStartCases(open: OpenStore): void {
+  it("reads a turn with its line's newest compaction and that one's first kept turn in one call", async () => {
+    const store = await open();
+    const turns = await sessionWithTurns(store, 's', 4);
+    const head = turns[3] as TurnRecord;
+    expect(await store.turnWithCompaction(head.id)).toEqual({ turn: { ...head, hasChildren: false } });
+    const compaction = turnRecord('c1', 's', head, {
+      turnType: 'compaction',
+      role: null,
+      content: null,
+      summary: 'first',
+      summarizedThroughTurnId: turns[1]?.id ?? null,
+      firstKeptTurnId: turns[2]?.id ?? null,
+      coversFromDepth: 0,
+      summarizedThroughDepth: 1,
+      // As the ledger writes one: a compaction is its own line's newest compaction.
+      latestCompactionId: 'c1',
+    });
+    const after = turnRecord('n', 's', compaction);
+    await appendRows(store, 's', head, [compaction, after]);
+    const read = await store.turnWithCompaction('n');
+    expect(read?.turn.id).toBe('n');
+    expect(read?.compaction?.id).toBe('c1');
+    expect(read?.firstKept).toEqual(await store.getTurn(turns[2]?.id as string));
+    // A compaction is its own line's newest compaction.
+    expect((await store.turnWithCompaction('c1'))?.compaction?.id).toBe('c1');
+    expect(await store.turnWithCompaction('nope')).toBeUndefined();
   });
 }
 
