@@ -110,29 +110,32 @@ async function operationsFor(ledger: AgentsLedger, size: number, window: number)
   const appHistory = [...whole.messages];
   const baselineHistory = [...whole.messages];
   let asked = 0;
-  const question = () => ({ role: 'user' as const, content: `Is the replica lag back under a second? (${(asked += 1)})` });
+  const question = () => {
+    asked += 1;
+    return { role: 'user' as const, content: `Is the replica lag back under a second? (${asked})` };
+  };
   const memory = new MemorySession({ initialItems: agents.messages.map((message) => agentItem(message)) });
   const ledgerSession = new LedgerSession({ ledger, sessionId: agents.session.id });
   const agent = new Agent({ name: 'bench', model: offlineAgentModel });
   setTracingDisabled(true);
   return [
     {
-      name: 'generateText, new message only, no middleware' + at,
+      name: `generateText, new message only, no middleware${at}`,
       size,
       run: () => generateText({ model: plain, messages: [question()] }),
     },
     {
-      name: "generateText, new message only, ledgerMiddleware (history 'ledger')" + at,
+      name: `generateText, new message only, ledgerMiddleware (history 'ledger')${at}`,
       size,
       run: () => generateText({ model: newOnlyModel, messages: [question()] }),
     },
     {
-      name: "generateText, new message only, ledgerMiddleware (history 'ledger', retrieval off)" + at,
+      name: `generateText, new message only, ledgerMiddleware (history 'ledger', retrieval off)${at}`,
       size,
       run: () => generateText({ model: noRecallModel, messages: [question()] }),
     },
     {
-      name: 'generateText, whole history, no middleware' + at,
+      name: `generateText, whole history, no middleware${at}`,
       size,
       run: async () => {
         baselineHistory.push(question());
@@ -140,15 +143,15 @@ async function operationsFor(ledger: AgentsLedger, size: number, window: number)
       },
     },
     {
-      name: "generateText, whole history, ledgerMiddleware (history 'app')" + at,
+      name: `generateText, whole history, ledgerMiddleware (history 'app')${at}`,
       size,
       run: async () => {
         appHistory.push(question());
         appHistory.push(...(await generateText({ model: wholeModel, messages: appHistory })).response.messages);
       },
     },
-    { name: 'Agents SDK run, MemorySession' + at, size, run: () => run(agent, question().content, { session: memory }) },
-    { name: 'Agents SDK run, LedgerSession' + at, size, run: () => run(agent, question().content, { session: ledgerSession }) },
+    { name: `Agents SDK run, MemorySession${at}`, size, run: () => run(agent, question().content, { session: memory }) },
+    { name: `Agents SDK run, LedgerSession${at}`, size, run: () => run(agent, question().content, { session: ledgerSession }) },
   ];
 }
 

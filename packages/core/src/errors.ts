@@ -30,11 +30,15 @@ export class LedgerError extends Error {
 
   /** Whether `value` is an error of this class (or a subclass), from any copy of this package. */
   static isInstance<T extends LedgerErrorClass>(this: T, value: unknown): value is InstanceType<T> {
+    // `this` is the class the call names (TurnNotFoundError.isInstance), whose marker is asked for:
+    // LedgerError in its place, as the lint suggests, would make every class answer for all.
+    // biome-ignore lint/complexity/noThisInStatic: the called subclass's marker is the point
+    const marker = this.marker;
     if (typeof value !== 'object' || value === null) return false;
     const markers = (value as Record<symbol, unknown>)[MARKERS];
-    if (Array.isArray(markers)) return markers.includes(this.marker);
+    if (Array.isArray(markers)) return markers.includes(marker);
     // An error from an older copy carries only the base brand.
-    return this.marker === LedgerError.marker && (value as Record<symbol, unknown>)[BRAND] === true;
+    return marker === LedgerError.marker && (value as Record<symbol, unknown>)[BRAND] === true;
   }
 }
 
