@@ -65,6 +65,8 @@ import {
   type TopicOfTurn,
 } from './strategies/union-find/topic-operations.ts';
 import { createUnionFindStrategy } from './strategies/union-find/union-find-strategy.ts';
+import { checkTurnChains, type TurnChainReport } from './turn-chain/check-turn-chains.ts';
+import { checkTurnsAgainstCheckpoint, type SessionHeadMark, takeTurnsCheckpoint } from './turn-chain/turns-checkpoint.ts';
 
 export interface AgentsLedgerOptions {
   /** Where turns live (openLedgerStore from @agent-ledger/store); the events ledger may share it. */
@@ -152,8 +154,17 @@ export interface AgentsLedger {
   /** Stops injecting a topic into the session's contexts; recorded, undone by restoreTopic. */
   dropTopic(clusterId: string, options?: { sessionId?: string }): Promise<Topic>;
   restoreTopic(clusterId: string, options?: { sessionId?: string }): Promise<Topic>;
-  /** Checks stored invariants (search index, compaction pointers); returns problems, repairs nothing. */
+  /**
+   * Checks stored invariants (search index, compaction pointers, every turn's hash-chain link and
+   * every session's head); returns problems, repairs nothing.
+   */
   doctor(): Promise<Problem[]>;
+  /** Recomputes every turn's hash and checks every session's head: the chain part of doctor, with counts. */
+  verifyTurnChains(): Promise<TurnChainReport>;
+  /** Each session's head (id, depth, hash) now: keep it elsewhere and verify against it later. */
+  checkpoint(): Promise<SessionHeadMark[]>;
+  /** Sessions of a checkpoint that were removed, emptied, cut short, moved back or rewritten since. */
+  verifyCheckpoint(sessions: readonly SessionHeadMark[]): Promise<Problem[]>;
   /** The engine's own check of its files (SQLite: PRAGMA quick_check): null when it finds nothing. */
   checkStorage(): Promise<{ engine: LedgerStore['engine']; problem: string | null }>;
   /** Closes the store (and so every ledger sharing it). */
@@ -222,7 +233,10 @@ export function createAgentsLedger(options: AgentsLedgerOptions): AgentsLedger {
     compact: (sessionId, compactOptions) => compact(ledger, sessionId, compactOptions),
     recordCompaction: async (sessionId, input) => recordCompaction(ledger, sessionId, input),
     search: async (query, searchOptions) => searchTurns(ledger, query, searchOptions),
-    doctor: async () => checkLedger(ledger),
+    doctor: async () => [...(await checkLedger(ledger)), ...(await checkTurnChains(ledger.store)).problems],
+    verifyTurnChains: () => checkTurnChains(ledger.store),
+    checkpoint: () => takeTurnsCheckpoint(ledger.store),
+    verifyCheckpoint: (sessions) => checkTurnsAgainstCheckpoint(ledger.store, sessions),
     checkStorage: async () => ({ engine: options.store.engine, problem: await options.store.checkStorageIntegrity() }),
     retrieve: async (atTurnId, retrieveOptions) => retrieveTurns(ledger, atTurnId, retrieveOptions),
     topics: async (sessionId) => listTopics(ledger, sessionId),

@@ -15,7 +15,7 @@ import {
   toolResultIds,
   toolUseIds,
 } from '@agent-ledger/core';
-import type { SessionRecord, StoreOperations, TurnRecord } from '@agent-ledger/store';
+import { type SessionRecord, type StoreOperations, type TurnRecord, turnHash } from '@agent-ledger/store';
 import type { LedgerContext } from './ledger-context.ts';
 import { requireSessionRow, requireTurnRow } from './store/chain.ts';
 import { requireEvents } from './store/event-links.ts';
@@ -154,6 +154,7 @@ async function planAppend(
       toolCallCount,
       metadata: metadata ?? null,
       turnType: 'normal',
+      eventIds,
     });
     planned.push({ row, eventIds });
     head = row;
@@ -216,13 +217,17 @@ export type TurnFields = { id?: string } & Partial<
     | 'searchText'
     | 'tokenCount'
     | 'timestamp'
+    | 'hash'
   >
 > &
-  Pick<TurnRecord, 'tokenCount' | 'timestamp'>;
+  Pick<TurnRecord, 'tokenCount' | 'timestamp'> & {
+    /** Events the turn cites: written as links beside the row, and covered by its hash. */
+    eventIds?: readonly string[];
+  };
 
 /**
  * The row of a turn appended as the child of `head`: every derived column (depth, latest
- * compaction, cumulative tokens, search text) is set here and nowhere else. Pure: the caller writes
+ * compaction, cumulative tokens, search text, its link in the hash chain) is set here and nowhere else. Pure: the caller writes
  * it with `store.appendToSession`, which checks that `head` is still the session's head.
  */
 export function planTurnRecord(
@@ -231,10 +236,11 @@ export function planTurnRecord(
   head: TurnRecord | null,
   fields: TurnFields,
 ): TurnRecord {
-  const id = fields.id ?? ledger.generateId('turn');
-  const isCompaction = fields.turnType === 'compaction';
+  const { eventIds = [], ...stored } = fields;
+  const id = stored.id ?? ledger.generateId('turn');
+  const isCompaction = stored.turnType === 'compaction';
   const inheritedCompaction = head ? (head.turnType === 'compaction' ? head.id : head.latestCompactionId) : null;
-  return {
+  const row: TurnRecord = {
     role: null,
     content: null,
     model: null,
@@ -254,19 +260,22 @@ export function planTurnRecord(
     previousCompactionId: null,
     summarizedThroughDepth: null,
     turnType: 'normal',
-    ...fields,
-    searchText: searchTextOf(fields),
+    ...stored,
+    searchText: searchTextOf(stored),
     id,
     sessionId,
     parentTurnId: head?.id ?? null,
     depth: head ? head.depth + 1 : 0,
     latestCompactionId: isCompaction ? id : inheritedCompaction,
-    cumulativeTokens: (head?.cumulativeTokens ?? 0) + (isCompaction ? 0 : fields.tokenCount),
+    cumulativeTokens: (head?.cumulativeTokens ?? 0) + (isCompaction ? 0 : stored.tokenCount),
+    hash: null,
   };
+  row.hash = turnHash({ turn: row, parentHash: head?.hash ?? null, eventIds });
+  return row;
 }
 
 /** What full-text search indexes for a turn: its message as a person reads it, or its summary. */
-function searchTextOf(fields: TurnFields): string | null {
+function searchTextOf(fields: Omit<TurnFields, 'eventIds'>): string | null {
   // NFKC here and on queries, so ＡＢＣ, ﬁle or ² are found by what a person types.
   if (fields.turnType === 'compaction') return fields.summary?.normalize('NFKC') ?? null;
   return Array.isArray(fields.content) ? contentText(fields.content as ContentBlock[]).normalize('NFKC') : null;

@@ -47,3 +47,5 @@ export type { Topic, TopicOfTurn } from './strategies/union-find/topic-operation
 export type { ForestOutcome, UnionFindOptions } from './strategies/union-find/union-find-strategy.ts';
 export { createUnionFindStrategy } from './strategies/union-find/union-find-strategy.ts';
 export { renderSummaryBlock } from './summary-block.ts';
+export type { TurnChainReport } from './turn-chain/check-turn-chains.ts';
+export { parseSessionHeadMarks, type SessionHeadMark } from './turn-chain/turns-checkpoint.ts';

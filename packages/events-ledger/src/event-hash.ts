@@ -2,8 +2,8 @@
 // previous event, so changing, removing or reordering any stored event breaks every later link.
 
 import { hash } from 'node:crypto';
+import { canonicalJson } from '@agent-ledger/core';
 import type { EventRecord } from '@agent-ledger/store';
-import { canonicalJson } from './canonical-json.ts';
 
 export type HashedFields = Omit<EventRecord, 'hash' | 'searchText'>;
 

@@ -1,5 +1,5 @@
+export { canonicalJson, MAX_PAYLOAD_DEPTH } from '@agent-ledger/core';
 export type { AppendedEvent, EventConflict } from './append-events.ts';
-export { canonicalJson, MAX_PAYLOAD_DEPTH } from './canonical-json.ts';
 export type { ChannelHead, CheckpointProblem, EventsCheckpoint } from './checkpoint.ts';
 export { CHECKPOINT_FORMAT, parseCheckpoint } from './checkpoint.ts';
 export { eventHash } from './event-hash.ts';

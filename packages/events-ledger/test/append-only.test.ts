@@ -47,6 +47,7 @@ const CITING_TURN: TurnRecord = {
   latestCompactionId: null,
   cumulativeTokens: 4,
   searchText: 'cites two events',
+  hash: null,
   coversFromDepth: null,
   previousCompactionId: null,
   summarizedThroughDepth: null,

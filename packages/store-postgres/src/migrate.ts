@@ -3,7 +3,8 @@
 // areas' idempotent extra SQL (../drizzle-postgres/extra/*.sql, every time, in file-name order).
 // All of it runs under one session-level advisory lock, so N processes opening the same database at
 // once migrate it exactly once: the first applies, the others wait and then find nothing to do.
-// A read-only opening applies nothing; it only checks that a ledger is there.
+// A read-only opening applies nothing; it only checks that a ledger is there. Turns older than the
+// turns' hash chain get their hashes here too (backfill-turn-hashes.ts).
 
 import { createHash } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
@@ -11,6 +12,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DatabaseNotFoundError, StorageError } from '@agent-ledger/core';
 import type pg from 'pg';
+import { backfillTurnHashes } from './backfill-turn-hashes.ts';
 
 export interface MigratePostgresOptions {
   readonly: boolean;
@@ -122,6 +124,10 @@ async function applyMigrations(client: pg.PoolClient, options: MigratePostgresOp
         );
       }
     }
+    // Turns older than their hash chain (0004) get their hashes, still under the lock: once.
+    await inTransaction(client, async () => {
+      await backfillTurnHashes(client);
+    });
   } finally {
     await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK.toString()]).catch(() => undefined);
   }

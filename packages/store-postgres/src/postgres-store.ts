@@ -16,6 +16,7 @@ import { migratePostgres } from './migrate.ts';
 import { fromPostgresError } from './pg-errors.ts';
 import { inPoolTransaction, type PgExecutor, poolExecutor } from './pg-executor.ts';
 import { searchQueries } from './search-queries.ts';
+import { turnChainQueries } from './turn-chain-queries.ts';
 import { turnQueries } from './turn-queries.ts';
 
 export interface OpenPostgresStoreOptions {
@@ -36,6 +37,7 @@ function operationsOf(executor: PgExecutor): StoreOperations {
     ...importQueries(executor),
     ...leaseQueries(executor),
     ...maintenanceQueries(executor),
+    ...turnChainQueries(executor),
   };
 }
 

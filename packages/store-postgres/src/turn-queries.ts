@@ -29,8 +29,8 @@ const SESSION_COLUMNS =
   'context_window AS "contextWindow", reserve_tokens AS "reserveTokens", keep_recent_tokens AS "keepRecentTokens", ' +
   'compaction_strategy AS "compactionStrategy", calibration, created_at::float8 AS "createdAt"';
 
-/** Turn columns as TurnRecord names, for a table aliased `t`. */
-const TURN_COLUMNS =
+/** The stored columns of a turn as TurnRecord names, for a table aliased `t`. */
+export const TURN_FIELDS =
   't.id, t.session_id AS "sessionId", t.parent_turn_id AS "parentTurnId", t.depth, t.role, t.content, t.model, ' +
   't.token_count AS "tokenCount", t.timestamp::float8 AS timestamp, t.tool_call_count AS "toolCallCount", t.metadata, ' +
   't.turn_type AS "turnType", t.summary, t.summarized_through_turn_id AS "summarizedThroughTurnId", ' +
@@ -38,7 +38,11 @@ const TURN_COLUMNS =
   't.trigger, t.strategy, t.summarizer, t.usage_input_tokens AS "usageInputTokens", t.usage_output_tokens AS "usageOutputTokens", ' +
   't.latest_compaction_id AS "latestCompactionId", t.cumulative_tokens::float8 AS "cumulativeTokens", ' +
   't.search_text AS "searchText", t.covers_from_depth AS "coversFromDepth", t.previous_compaction_id AS "previousCompactionId", ' +
-  't.summarized_through_depth AS "summarizedThroughDepth", ' +
+  't.summarized_through_depth AS "summarizedThroughDepth", t.hash';
+
+/** A turn as read: its columns and whether anything continues from it. */
+const TURN_COLUMNS =
+  `${TURN_FIELDS}, ` +
   '(EXISTS (SELECT 1 FROM agent_turns c WHERE c.session_id = t.session_id AND c.depth = t.depth + 1) ' +
   ' OR EXISTS (SELECT 1 FROM agent_sessions f WHERE f.forked_from_turn_id = t.id AND f.head_turn_id IS DISTINCT FROM t.id)) ' +
   'AS "hasChildren"';
@@ -73,6 +77,7 @@ const TURN_INSERT: ReadonlyArray<[column: string, arrayType: string, value: (tur
   ['covers_from_depth', 'int[]', (turn) => turn.coversFromDepth],
   ['previous_compaction_id', 'text[]', (turn) => turn.previousCompactionId],
   ['summarized_through_depth', 'int[]', (turn) => turn.summarizedThroughDepth],
+  ['hash', 'text[]', (turn) => turn.hash],
 ];
 
 /** Every turn of a batch in one statement, whatever its size: one array parameter per column. */

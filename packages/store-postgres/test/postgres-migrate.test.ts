@@ -3,7 +3,7 @@
 // ledger refused where one must exist. Against the run's real server; skipped where there is none.
 
 import { DatabaseNotFoundError } from '@agent-ledger/core';
-import { sessionRecord } from '@agent-ledger/store/contract';
+import { appendRows, sessionRecord, turnRecord } from '@agent-ledger/store/contract';
 import pg from 'pg';
 import { describe, expect, inject, it } from 'vitest';
 import { openPostgresStore } from '../src/postgres-store.ts';
@@ -102,5 +102,47 @@ describe.skipIf(!server)('PostgreSQL migrations', () => {
       );
       expect(rows[0]?.matches).toBe(true);
     });
+  });
+
+  it('migration 0004 gives an older ledger\'s turns the hashes an append gives them today, once', async () => {
+    const url = await freshPostgresDatabase(server as string, 'turnhash');
+    let store = openPostgresStore(url);
+    await store.insertSession(sessionRecord('s'));
+    const line = [turnRecord('s-0', 's', null)];
+    for (let index = 1; index < 5; index += 1) line.push(turnRecord(`s-${index}`, 's', line.at(-1) ?? null));
+    await appendRows(store, 's', null, line);
+    await store.insertSession(sessionRecord('f', { parentSessionId: 's', forkedFromTurnId: 's-2', headTurnId: 's-2' }));
+    await appendRows(store, 'f', line[2] ?? null, [turnRecord('f-3', 'f', line[2] ?? null)]);
+    await store.close();
+    const hashes = (client: pg.Client) =>
+      client
+        .query<{ id: string; hash: string | null }>('SELECT id, hash FROM agent_turns ORDER BY id')
+        .then(({ rows }) => rows);
+    const written = await withClient(url, hashes);
+    expect(written.every((row) => row.hash?.length === 64)).toBe(true);
+    // Back to before 0004: no hash column, the old trigger, 0004 not applied.
+    await withClient(url, async (client) => {
+      await client.query(
+        'DROP TRIGGER agent_turns_append_only ON agent_turns; DROP FUNCTION nexus_turn_hash_once(); ' +
+          'ALTER TABLE agent_turns DROP COLUMN hash; ' +
+          "CREATE TRIGGER agent_turns_append_only BEFORE UPDATE OR DELETE ON agent_turns FOR EACH ROW EXECUTE FUNCTION nexus_refuse_change('agent_turns'); " +
+          "DELETE FROM nexus_migrations WHERE tag = '0004_turn_hash_chain'",
+      );
+    });
+    store = openPostgresStore(url);
+    await store.getSession('s');
+    await store.close();
+    expect(await withClient(url, hashes)).toEqual(written);
+    await withClient(url, async (client) => {
+      // Only the missing hash may ever be written; and one erased later stays erased.
+      await expect(client.query("UPDATE agent_turns SET hash = 'x' WHERE id = 's-1'")).rejects.toThrow(/append-only/);
+      await expect(client.query("UPDATE agent_turns SET role = 'assistant' WHERE id = 's-1'")).rejects.toThrow(/append-only/);
+      await client.query("SET session_replication_role = 'replica'");
+      await client.query("UPDATE agent_turns SET hash = NULL WHERE id = 's-1'");
+    });
+    store = openPostgresStore(url);
+    await store.getSession('s');
+    await store.close();
+    expect((await withClient(url, hashes)).find((row) => row.id === 's-1')?.hash).toBeNull();
   });
 });

@@ -94,6 +94,8 @@ export const agentTurns = sqliteTable(
     /** For compactions: the compaction whose summary this one folded in. */
     previousCompactionId: text('previous_compaction_id').references((): AnySQLiteColumn => agentTurns.id),
     summarizedThroughDepth: integer('summarized_through_depth'),
+    /** The turn's link in its line's hash chain (@agent-ledger/store turnHash); filled for older turns by migration. */
+    hash: text('hash'),
   },
   (table) => [
     uniqueIndex('idx_turns_session_depth').on(table.sessionId, table.depth),

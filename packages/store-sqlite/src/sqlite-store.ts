@@ -5,6 +5,7 @@
 
 import { StorageError } from '@agent-ledger/core';
 import { CLOSED, type LedgerStore, type StoreOperations } from '@agent-ledger/store';
+import { backfillTurnHashes } from './backfill-turn-hashes.ts';
 import { fromDriverError } from './driver-errors.ts';
 import { eventQueries } from './event-queries.ts';
 import { forestQueries } from './forest-queries.ts';
@@ -16,6 +17,7 @@ import type { OpenSqliteStoreOptions } from './open-options.ts';
 import { searchQueries } from './search-queries.ts';
 import { sessionQueries } from './session-queries.ts';
 import { createConnection, type SqliteConnection, type Synchronous } from './sqlite-connection.ts';
+import { turnChainQueries } from './turn-chain-queries.ts';
 import { turnQueries } from './turn-queries.ts';
 import { WriteLock } from './write-lock.ts';
 
@@ -31,6 +33,7 @@ function synchronousOperations(connection: SqliteConnection): Synchronous<StoreO
     ...importQueries(connection),
     ...leaseQueries(connection),
     ...maintenanceQueries(connection),
+    ...turnChainQueries(connection),
   } as Synchronous<StoreOperations>;
 }
 
@@ -62,6 +65,15 @@ function asynchronous(operations: Synchronous<StoreOperations>, before: () => Pr
 
 export function openSqliteStore(options: OpenSqliteStoreOptions): LedgerStore {
   const database = openDatabase(options);
+  // Turns written before the hash chain existed get their hashes from the first writer (0014).
+  if (!options.readonly) {
+    try {
+      backfillTurnHashes(database.sqlite);
+    } catch (error) {
+      database.close();
+      throw fromDriverError(error);
+    }
+  }
   const connection = createConnection(database.sqlite, database.db);
   const operations = synchronousOperations(connection);
   const lock = new WriteLock();

@@ -17,8 +17,8 @@ import {
 } from '@agent-ledger/store';
 import { chunks, jsonOrNull, parseJson, placeholders, type SqliteConnection, type Synchronous } from './sqlite-connection.ts';
 
-/** Turn columns as TurnRecord names, for a table aliased `t`. */
-const TURN_COLUMNS =
+/** The stored columns of a turn as TurnRecord names, for a table aliased `t`. */
+export const TURN_FIELDS =
   't.id, t.session_id AS sessionId, t.parent_turn_id AS parentTurnId, t.depth, t.role, t.content, t.model, ' +
   't.token_count AS tokenCount, t.timestamp, t.tool_call_count AS toolCallCount, t.metadata, t.turn_type AS turnType, ' +
   't.summary, t.summarized_through_turn_id AS summarizedThroughTurnId, t.first_kept_turn_id AS firstKeptTurnId, ' +
@@ -26,7 +26,11 @@ const TURN_COLUMNS =
   't.usage_input_tokens AS usageInputTokens, t.usage_output_tokens AS usageOutputTokens, ' +
   't.latest_compaction_id AS latestCompactionId, t.cumulative_tokens AS cumulativeTokens, t.search_text AS searchText, ' +
   't.covers_from_depth AS coversFromDepth, t.previous_compaction_id AS previousCompactionId, ' +
-  't.summarized_through_depth AS summarizedThroughDepth, ' +
+  't.summarized_through_depth AS summarizedThroughDepth, t.hash';
+
+/** A turn as read: its columns and whether anything continues from it. */
+const TURN_COLUMNS =
+  `${TURN_FIELDS}, ` +
   '(EXISTS (SELECT 1 FROM agent_turns c WHERE c.session_id = t.session_id AND c.depth = t.depth + 1) ' +
   ' OR EXISTS (SELECT 1 FROM agent_sessions f WHERE f.forked_from_turn_id = t.id AND f.head_turn_id IS NOT t.id)) AS hasChildren';
 
@@ -34,8 +38,8 @@ const INSERT_TURN =
   'INSERT INTO agent_turns (id, session_id, parent_turn_id, depth, role, content, model, token_count, timestamp, ' +
   'tool_call_count, metadata, turn_type, summary, summarized_through_turn_id, first_kept_turn_id, tokens_before, ' +
   'tokens_after, trigger, strategy, summarizer, usage_input_tokens, usage_output_tokens, latest_compaction_id, ' +
-  'cumulative_tokens, search_text, covers_from_depth, previous_compaction_id, summarized_through_depth) ' +
-  'VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
+  'cumulative_tokens, search_text, covers_from_depth, previous_compaction_id, summarized_through_depth, hash) ' +
+  'VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
 
 type RawRow = Record<string, unknown>;
 
@@ -77,6 +81,7 @@ function turnParameters(turn: TurnRecord): unknown[] {
     turn.coversFromDepth,
     turn.previousCompactionId,
     turn.summarizedThroughDepth,
+    turn.hash,
   ];
 }
 

@@ -10,6 +10,7 @@ import { appendRows, sessionRecord, turnRecord } from '@agent-ledger/store/contr
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openSqliteStore } from '../src/sqlite-store.ts';
+import { undoTurnHashChain } from './support/undo-turn-hash-chain.ts';
 
 const directory = mkdtempSync(path.join(tmpdir(), 'nexus-migration-0012-'));
 afterAll(() => rmSync(directory, { recursive: true, force: true }));
@@ -33,7 +34,9 @@ const said = (id: string, parent: Parameters<typeof turnRecord>[2], text: string
 /** The search objects as migrations 0004–0011 left them, and 0012 (and what came after it) not yet applied. */
 function backToMigration0011(file: string): void {
   const sqlite = new Database(file);
-  // Migrations after 0012, undone first (0013: import positions and leases).
+  // Migrations after 0012, undone first, newest first (0014: the turns' hash chain; 0013: import
+  // positions and leases).
+  undoTurnHashChain(sqlite);
   sqlite.exec(`
     DROP TABLE leases;
     DROP TABLE transcript_positions;

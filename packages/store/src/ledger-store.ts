@@ -19,6 +19,7 @@ import type { ImportStore } from './import-store.ts';
 import type { LeaseStore } from './lease-store.ts';
 import type { MaintenanceStore } from './maintenance-store.ts';
 import type { SearchStore } from './search-store.ts';
+import type { TurnChainStore } from './turn-chain-store.ts';
 import type { SessionStore, TurnStore } from './turn-store.ts';
 
 /** Every operation of a store; what a transaction's handle offers. */
@@ -30,7 +31,8 @@ export interface StoreOperations
     ForestStore,
     ImportStore,
     LeaseStore,
-    MaintenanceStore {}
+    MaintenanceStore,
+    TurnChainStore {}
 
 export interface LedgerStore extends StoreOperations {
   /** `sqlite` or `postgres`. */
@@ -108,6 +110,8 @@ export const STORE_OPERATION_NAMES = [
   'compactionPointers',
   'toolCallingTurns',
   'sessionsForkedAt',
+  'hashedTurns',
+  'sessionHeads',
 ] as const satisfies ReadonlyArray<keyof StoreOperations>;
 
 type UnlistedOperation = Exclude<keyof StoreOperations, (typeof STORE_OPERATION_NAMES)[number]>;

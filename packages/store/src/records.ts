@@ -54,6 +54,11 @@ export interface TurnRecord {
   coversFromDepth: number | null;
   previousCompactionId: string | null;
   summarizedThroughDepth: number | null;
+  /**
+   * The turn's link in its line's hash chain (turnHash: its parent's hash and its content). Null
+   * only on a row no code wrote that way: the migration that added it hashed every older turn.
+   */
+  hash: string | null;
 }
 
 /** A stored turn as read: `hasChildren` is derived by the store (turns are never updated). */

@@ -1,7 +1,14 @@
 // Rows for the parts of the store contract: sessions and turns as the
 // agents ledger would plan them, written through the store's own operations.
 
-import type { ForestClusterRecord, LedgerStore, SessionRecord, StoreOperations, TurnRecord } from '../index.ts';
+import {
+  type ForestClusterRecord,
+  type LedgerStore,
+  type SessionRecord,
+  type StoreOperations,
+  type TurnRecord,
+  turnHash,
+} from '../index.ts';
 
 export function sessionRecord(id: string, fields: Partial<SessionRecord> = {}): SessionRecord {
   return {
@@ -30,7 +37,7 @@ export function turnRecord(
   fields: Partial<TurnRecord> = {},
 ): TurnRecord {
   const depth = parent ? parent.depth + 1 : 0;
-  return {
+  const row: TurnRecord = {
     id,
     sessionId,
     parentTurnId: parent?.id ?? null,
@@ -59,8 +66,12 @@ export function turnRecord(
     coversFromDepth: null,
     previousCompactionId: null,
     summarizedThroughDepth: null,
+    hash: null,
     ...fields,
   };
+  // Chained as the agents ledger chains them, unless the case sets a hash of its own.
+  if (fields.hash === undefined) row.hash = turnHash({ turn: row, parentHash: parent?.hash ?? null, eventIds: [] });
+  return row;
 }
 
 /** Appends turns to a session whose head is `after` (null: an empty session), checking it was written. */
