@@ -25,6 +25,7 @@ import {
   validateContent,
   validateEventIds,
   validateMetadata,
+  validateModel,
   validateRole,
   validateTimestamp,
 } from './validate-input.ts';
@@ -67,6 +68,7 @@ export async function appendTurns(
       content,
       timestamp: validateTimestamp(input.timestamp),
       metadata: validateMetadata(input.metadata),
+      model: validateModel(input.model),
       eventIds: validateEventIds(input.eventIds),
       tokenCount: countContentTokens(ledger.tokenCounter, content),
       toolCallCount: toolUseIds(content).length,
@@ -122,6 +124,7 @@ interface PreparedTurn {
   content: ContentBlock[];
   timestamp: number | undefined;
   metadata: Record<string, unknown> | undefined;
+  model: string | null;
   eventIds: string[];
   tokenCount: number;
   toolCallCount: number;
@@ -137,7 +140,7 @@ async function planAppend(
   const sessionId = session.id;
   let head = start;
   const planned: Array<{ row: TurnRecord; eventIds: string[] }> = [];
-  for (const { input, role, content, timestamp, metadata, eventIds, tokenCount, toolCallCount } of prepared) {
+  for (const { input, role, content, timestamp, metadata, model, eventIds, tokenCount, toolCallCount } of prepared) {
     if (input.expectedHeadTurnId !== undefined && input.expectedHeadTurnId !== (head?.id ?? null)) {
       // A head that is no turn at all is a typo, not a race: say so rather than "another writer".
       if (input.expectedHeadTurnId !== null) await requireTurnRow(ledger.store, input.expectedHeadTurnId);
@@ -148,7 +151,7 @@ async function planAppend(
     const row = planTurnRecord(ledger, sessionId, head, {
       role,
       content,
-      model: input.model ?? null,
+      model,
       tokenCount,
       timestamp: timestamp ?? ledger.now(),
       toolCallCount,

@@ -6,6 +6,7 @@
 // only the shrink check is left out, because the source decided to compact and we record it.
 
 import {
+  assertStorableText,
   type CompactionTrigger,
   type CompactionTurn,
   EmptySessionError,
@@ -51,6 +52,7 @@ export async function recordCompaction(
   input: RecordCompactionInput,
 ): Promise<CompactionTurn> {
   if (typeof input.summary !== 'string') throw new InvalidInputError('summary must be a string.', 'summary');
+  assertStorableText(input.summary, 'summary');
   if (input.summarizedThroughTurnId === undefined && !input.firstKeptTurnId) {
     throw new InvalidInputError(
       'Name summarizedThroughTurnId or firstKeptTurnId: where the compaction cuts.',

@@ -9,7 +9,7 @@ import { findCompactionThatSummarized } from './history.ts';
 import type { LedgerContext } from './ledger-context.ts';
 import { requireSessionRow, requireTurnRow } from './store/chain.ts';
 import { sessionFromRow } from './store/row-mapping.ts';
-import { requireStrategy, validateSettings } from './validate-input.ts';
+import { requireStrategy, validateLabel, validateSettings } from './validate-input.ts';
 
 export interface CreateSessionInput {
   label?: string;
@@ -23,7 +23,7 @@ export async function createSession(ledger: LedgerContext, input: CreateSessionI
   const compactionStrategy = input.strategy === undefined ? null : requireStrategy(ledger, input.strategy).name;
   const row: SessionRecord = {
     id: ledger.generateId('session'),
-    label: input.label ?? null,
+    label: validateLabel(input.label),
     headTurnId: null,
     parentSessionId: null,
     forkedFromTurnId: null,
@@ -80,7 +80,7 @@ export async function forkFrom(ledger: LedgerContext, turnId: string, options: F
     const { settings, calibration } = forkSettings(source, options.settings);
     const fork: SessionRecord = {
       id: ledger.generateId('session'),
-      label: options.label ?? null,
+      label: validateLabel(options.label),
       compactionStrategy: strategy ?? source.compactionStrategy,
       headTurnId: turn.id,
       parentSessionId: turn.sessionId,

@@ -1,7 +1,14 @@
 // Checks what callers hand the ledger before anything is written, so bad input gets a clear error
-// naming the field instead of a constraint failure from the database.
+// naming the field instead of a constraint failure from the database. Every string of a turn must be
+// text both engines store as sent (@agent-ledger/core's assertStorableText, docs/data-model.md).
 
-import { type ContentBlock, DEFAULT_SESSION_SETTINGS, InvalidInputError, type SessionSettings } from '@agent-ledger/core';
+import {
+  assertStorableText,
+  type ContentBlock,
+  DEFAULT_SESSION_SETTINGS,
+  InvalidInputError,
+  type SessionSettings,
+} from '@agent-ledger/core';
 import type { LedgerContext } from './ledger-context.ts';
 import type { CompactionStrategy } from './strategies/compaction-strategy.ts';
 
@@ -74,6 +81,9 @@ export function validateContent(content: unknown): ContentBlock[] {
     throw new InvalidInputError('content must be a non-empty string or a non-empty array of content blocks.', 'content');
   }
   for (const [index, block] of blocks.entries()) validateBlock(block, index);
+  // A lone surrogate would also make the Messages API refuse every later request that carries this
+  // turn ("no low surrogate in string"): refused here, it never enters the session.
+  assertStorableText(content, 'content');
   return blocks as ContentBlock[];
 }
 
@@ -153,7 +163,24 @@ export function validateMetadata(metadata: unknown): Record<string, unknown> | u
   } catch (error) {
     throw new InvalidInputError(`metadata must be JSON-serializable: ${(error as Error).message}`, 'metadata');
   }
+  assertStorableText(metadata, 'metadata');
   return metadata as Record<string, unknown>;
+}
+
+/** The model a turn names, stored in a column of its own: text as sent, or null. */
+/** A session's label: free text a person reads, stored as sent (or refused). */
+export function validateLabel(label: unknown): string | null {
+  if (label === undefined || label === null) return null;
+  if (typeof label !== 'string') throw new InvalidInputError(`label must be a string, got ${JSON.stringify(label)}.`, 'label');
+  assertStorableText(label, 'label');
+  return label;
+}
+
+export function validateModel(model: unknown): string | null {
+  if (model === undefined || model === null) return null;
+  if (typeof model !== 'string') throw new InvalidInputError(`model must be a string, got ${JSON.stringify(model)}.`, 'model');
+  assertStorableText(model, 'model');
+  return model;
 }
 
 export function validateEventIds(eventIds: unknown): string[] {

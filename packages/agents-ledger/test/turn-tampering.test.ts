@@ -4,7 +4,7 @@
 // engines, on a line with a compaction, cited events and a fork. The untouched ledger passes both,
 // so every case below fails if its change goes unnoticed.
 
-import type { Turn } from '@agent-ledger/core';
+import type { NormalTurn, Turn } from '@agent-ledger/core';
 import { createEventsLedger } from '@agent-ledger/events-ledger';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AgentsLedger, SessionHeadMark } from '../src/index.ts';
@@ -166,8 +166,8 @@ const TAMPERINGS: Tampering[] = [
     foundBy: 'doctor',
     codes: mismatch,
     change: async (raw, s) => {
-      await setTurn(raw, s.line[1], 'content', JSON.stringify((s.line[3] as Turn).content));
-      await setTurn(raw, s.line[3], 'content', JSON.stringify((s.line[1] as Turn).content));
+      await setTurn(raw, s.line[1], 'content', JSON.stringify((s.line[3] as NormalTurn).content));
+      await setTurn(raw, s.line[3], 'content', JSON.stringify((s.line[1] as NormalTurn).content));
     },
   },
   {

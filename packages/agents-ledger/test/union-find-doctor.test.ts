@@ -84,7 +84,11 @@ describe('doctor on corrupted forests', () => {
       ),
     );
     const problems = await ledger.doctor();
-    expect(problems).toEqual([{ code: 'TOPICS_MISMATCH', message: expect.any(String), ids: [c2.id, topic.id] }]);
+    // The edit also breaks the compaction's link in the turns' hash chain.
+    expect(problems).toEqual([
+      { code: 'TOPICS_MISMATCH', message: expect.any(String), ids: [c2.id, topic.id] },
+      { code: 'TURN_HASH_MISMATCH', message: expect.any(String), ids: [c2.id] },
+    ]);
   });
 
   it('reports SELF_COMPACTION and FOREST_WITHOUT_COMPACTION for rows no compaction would write', async () => {

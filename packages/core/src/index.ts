@@ -32,7 +32,7 @@ export { invalidCursorError } from './search-cursor.ts';
 export { contentTerms, MAX_SEARCH_TERMS, requireSearchText, searchTerms } from './search-query.ts';
 export type { Session, SessionCalibration, SessionSettings } from './session.ts';
 export { DEFAULT_SESSION_SETTINGS } from './session.ts';
-export { assertStorableText, unstorableTextIndex } from './storable-text.ts';
+export { assertStorableText, toStorableText, unstorableTextIndex } from './storable-text.ts';
 export type { TokenCounter } from './tokens.ts';
 export { countContentTokens, countMessagesTokens, estimateTokenCounter, MESSAGE_OVERHEAD_TOKENS } from './tokens.ts';
 export type { CompactionTrigger, CompactionTurn, NormalTurn, SummarizerUsage, Turn, TurnType } from './turn.ts';

@@ -1,8 +1,9 @@
 // Checks an incoming event before anything is written, with limits a person can read in the docs
-// (docs/events.md): a bad event is refused whole, with the field named.
+// (docs/events.md): a bad event is refused whole, with the field named. Every string of it must be
+// text both engines store as sent (@agent-ledger/core's assertStorableText), since the hash is
+// taken before the write and verify recomputes it from what was stored.
 
-import { InvalidInputError, PayloadTooLargeError } from '@agent-ledger/core';
-import { canonicalJson } from './canonical-json.ts';
+import { assertStorableText, canonicalJson, InvalidInputError, PayloadTooLargeError } from '@agent-ledger/core';
 
 /** Largest payload, as canonical JSON in UTF-8. Bodies beyond this belong in a blob store. */
 export const MAX_PAYLOAD_BYTES = 256 * 1024;
@@ -41,6 +42,9 @@ export function validateEventInput(input: unknown): ValidatedEvent {
   const author = record.author === undefined || record.author === null ? null : requiredText(record.author, 'author');
   if (!('payload' in record) || record.payload === undefined) throw new InvalidInputError('payload is missing.', 'payload');
   const payload = canonicalJson(record.payload);
+  // JSON.stringify writes a NUL or a lone surrogate only as a \u escape, so a payload whose
+  // canonical text has no "\u" holds neither and needs no walk; one that has is walked to name the place.
+  if (payload.includes('\\u')) assertStorableText(record.payload, 'payload');
   const bytes = Buffer.byteLength(payload, 'utf8');
   if (bytes > MAX_PAYLOAD_BYTES) throw new PayloadTooLargeError(bytes, MAX_PAYLOAD_BYTES);
   return { channel, externalId, author, kind, payload, occurredAt: occurredAtOf(record.occurredAt) };
@@ -53,6 +57,7 @@ function requiredText(value: unknown, field: string): string {
   if (value.length > MAX_FIELD_LENGTH) {
     throw new InvalidInputError(`${field} is ${value.length} characters long; the limit is ${MAX_FIELD_LENGTH}.`, field);
   }
+  assertStorableText(value, field);
   return value;
 }
 

@@ -10,6 +10,7 @@ import {
   CompactionWouldNotShrinkError,
   HeadConflictError,
   type SummarizerUsage,
+  toStorableText,
 } from '@agent-ledger/core';
 import type { SessionRecord, StoredTurn, StoreOperations, TurnRecord } from '@agent-ledger/store';
 import { planTurnRecord } from '../append-turn.ts';
@@ -81,7 +82,8 @@ async function writeWithRetry(ledger: LedgerContext, write: CompactionWrite): Pr
       content: null,
       tokenCount: write.tokenCount,
       timestamp: write.timestamp,
-      summary: write.summary,
+      // A model's words: one half of an emoji must not cost the whole compaction.
+      summary: toStorableText(write.summary),
       summarizedThroughTurnId: write.through.id,
       firstKeptTurnId: write.firstKept?.id ?? null,
       tokensBefore,
