@@ -1,12 +1,12 @@
 // `nexus events append|ingest|list|verify|checkpoint`: the events ledger from a shell.
 
 import { createReadStream } from 'node:fs';
-import { readFile } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import { InvalidInputError, LedgerError, type LedgerEvent } from '@agent-ledger/core';
 import type { AppendEventInput, EventsLedger } from '@agent-ledger/events-ledger';
 import { integerOption, stringOption, timeOption, UsageError } from '../arguments.ts';
 import { ALREADY_WRITTEN, type Command } from '../command.ts';
+import { readCheckpointFile } from '../ledger-checkpoint.ts';
 import { clip } from '../render.ts';
 
 export const eventsAppend: Command = {
@@ -206,7 +206,8 @@ export const eventsVerify: Command = {
     channel: { type: 'string', description: 'verify only this channel', valueName: 'CHANNEL' },
     checkpoint: {
       type: 'string',
-      description: 'a file `nexus events checkpoint` wrote: fail when a channel is now shorter or differs at its seq',
+      description:
+        'a file `nexus events checkpoint` or `nexus checkpoint` wrote: fail when a channel is now shorter or differs at its seq',
       valueName: 'FILE',
     },
   },
@@ -216,8 +217,7 @@ export const eventsVerify: Command = {
     'verify against it. Exits 1 when a link is broken or the checkpoint does not hold.',
   async run({ options, io, openEventsLedger }) {
     const file = stringOption(options.checkpoint);
-    const { parseCheckpoint } = await import('@agent-ledger/events-ledger');
-    const checkpoint = file === undefined ? undefined : parseCheckpoint(parseJson(await readText(file), file));
+    const checkpoint = file === undefined ? undefined : (await readCheckpointFile(file)).events;
     const result = await openEventsLedger().verify({
       channel: stringOption(options.channel),
       ...(checkpoint ? { checkpoint } : {}),
@@ -257,14 +257,6 @@ export const eventsCheckpoint: Command = {
     return ALREADY_WRITTEN;
   },
 };
-
-async function readText(file: string): Promise<string> {
-  try {
-    return await readFile(file, 'utf8');
-  } catch (error) {
-    throw new InvalidInputError(`cannot read the checkpoint file ${file}: ${(error as Error).message}`, 'checkpoint');
-  }
-}
 
 function eventLine(event: LedgerEvent): string {
   const when = new Date(event.occurredAt).toISOString();

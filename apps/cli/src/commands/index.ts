@@ -17,6 +17,7 @@ import { serveCommand } from './serve.ts';
 import { sessionCreate, sessionList, sessionShow } from './session.ts';
 import { dropTopicCommand, expandCommand, findCommand, topicsCommand } from './topics.ts';
 import { turnAppend } from './turn-append.ts';
+import { checkpointCommand, verifyCommand } from './verify.ts';
 
 export const COMMANDS: Command[] = [
   sessionCreate,
@@ -38,6 +39,8 @@ export const COMMANDS: Command[] = [
   chatCommand,
   searchCommand,
   doctorCommand,
+  verifyCommand,
+  checkpointCommand,
   eventsAppend,
   eventsIngest,
   eventsList,
