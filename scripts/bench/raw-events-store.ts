@@ -6,9 +6,8 @@
 // so the gap between it and the ledger is the ledger's own work.
 
 import { createRequire } from 'node:module';
-import { canonicalJson } from '@agent-ledger/core';
 import type BetterSqlite3 from 'better-sqlite3';
-import { generateId } from '../../packages/core/src/index.ts';
+import { canonicalJson, generateId } from '../../packages/core/src/index.ts';
 import { searchTextOf } from '../../packages/events-ledger/src/append-events.ts';
 import { eventHash, type HashedFields } from '../../packages/events-ledger/src/event-hash.ts';
 import type { AppendEventInput } from '../../packages/events-ledger/src/validate-event.ts';

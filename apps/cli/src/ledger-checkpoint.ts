@@ -44,7 +44,7 @@ export async function readCheckpointFile(file: string): Promise<ReadCheckpoint> 
       sessions: parseSessionHeadMarks(record.sessions),
     };
   }
-  if (typeof record === 'object' && record !== null && record.format === CHECKPOINT_FORMAT)
+  if (typeof record === 'object' && record !== null && (record as { format?: unknown }).format === CHECKPOINT_FORMAT)
     return { events: parseCheckpoint(value), sessions: null };
   throw new InvalidInputError(
     `${file} is not a checkpoint: expected "format": "${LEDGER_CHECKPOINT_FORMAT}" (as \`nexus checkpoint\` writes) ` +
