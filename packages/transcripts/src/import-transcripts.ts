@@ -1,8 +1,7 @@
 // `importTranscripts`: files, directories (recursively) and stdin, each file's format found from its
-// first lines (or forced), read line by line and written by write-entries.ts. A directory is read
-// in a stable order with subagent files after the sessions they fork from.
+// first lines (or forced), read line by line and written by write-entries.ts. A directory's files
+// are listed by list-transcript-files.ts, which also says which of its entries cannot be read.
 
-import { readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { type AgentsLedger, type ImportResult, importConversation, validateConversation } from '@agent-ledger/agents-ledger';
 import { InvalidInputError, LedgerError, type SessionSettings } from '@agent-ledger/core';
@@ -12,6 +11,7 @@ import { codexFormat } from './formats/codex.ts';
 import { isMessagesJson, messagesEntries } from './formats/messages-json.ts';
 import { piFormat } from './formats/pi.ts';
 import { type ImportRecords, importRecords } from './import-store.ts';
+import { type ListedFile, listTranscriptFiles, whyUnreadable } from './list-transcript-files.ts';
 import { finishedLines, isUnfinished, parseJsonLine, type ReadFrom, readLines } from './read-lines.ts';
 import { headDigest, type PositionTracker, positionTracker, resumePoint } from './resume-position.ts';
 import type { FormatName, SourceLine, TranscriptEntry, TranscriptFormat } from './transcript-entry.ts';
@@ -71,9 +71,10 @@ export async function importTranscripts(options: ImportTranscriptsOptions): Prom
   }
   const cwd = options.cwd ?? process.cwd();
   // Absolute: a file's resume position and import lease are per file, however it was named.
-  const files = options.paths.flatMap((given) =>
-    given === '-' ? [{ path: '-', explicit: true }] : listFiles(path.resolve(cwd, given)),
+  const listed = options.paths.map((given) =>
+    given === '-' ? { files: [{ path: '-', explicit: true }], skipped: [] } : listTranscriptFiles(path.resolve(cwd, given)),
   );
+  const files: ListedFile[] = listed.flatMap((each) => each.files);
   const counts: WriteCounts = {
     lines: 0,
     turns: 0,
@@ -84,7 +85,8 @@ export async function importTranscripts(options: ImportTranscriptsOptions): Prom
     unfinished: 0,
     resumed: 0,
   };
-  const result: TranscriptImportResult = { ...counts, files: files.length, sources: [], problems: [], busy: [] };
+  const problems = listed.flatMap((each) => each.skipped);
+  const result: TranscriptImportResult = { ...counts, files: files.length, sources: [], problems, busy: [] };
   for (const [index, file] of files.entries()) {
     const progress = () => options.onProgress?.({ ...counts, file: file.path, filesDone: index, filesTotal: files.length });
     progress();
@@ -98,34 +100,27 @@ export async function importTranscripts(options: ImportTranscriptsOptions): Prom
         continue;
       }
       // A file named on the command line fails the run; one found in a directory is reported.
-      if (file.explicit || !LedgerError.isInstance(error)) throw error;
-      result.problems.push({ path: file.path, line: 0, message: error.message });
+      const unreadable = unreadableFile(error, file.path);
+      if (unreadable !== null && !file.explicit) {
+        result.problems.push({ path: file.path, line: 0, message: unreadable });
+        continue;
+      }
+      const failure = unreadable === null ? error : new InvalidInputError(`${file.path} ${unreadable}`);
+      if (file.explicit || !LedgerError.isInstance(failure)) throw failure;
+      result.problems.push({ path: file.path, line: 0, message: failure.message });
     }
   }
   options.onProgress?.({ ...counts, file: '', filesDone: files.length, filesTotal: files.length });
   return { ...result, ...counts };
 }
 
-/** A path's transcript files: itself, or every .jsonl/.json below a directory, subagents last. */
-function listFiles(target: string): Array<{ path: string; explicit: boolean }> {
-  let stats: ReturnType<typeof statSync>;
-  try {
-    stats = statSync(target);
-  } catch (error) {
-    throw new InvalidInputError(`cannot read ${target}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
-  }
-  if (!stats.isDirectory()) return [{ path: target, explicit: true }];
-  const found: string[] = [];
-  const walk = (folder: string) => {
-    for (const entry of readdirSync(folder, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
-      const full = path.join(folder, entry.name);
-      if (entry.isDirectory()) walk(full);
-      else if (/\.jsonl?$/.test(entry.name)) found.push(full);
-    }
-  };
-  walk(target);
-  const isAgent = (file: string) => path.basename(file).startsWith('agent-');
-  return [...found.filter((file) => !isAgent(file)), ...found.filter(isAgent)].map((file) => ({ path: file, explicit: false }));
+/**
+ * Why the file system refused to read a file (gone since it was listed, permission denied, a link
+ * loop), so it is reported with its path as the user's problem it is, never as an internal error;
+ * null for any other failure.
+ */
+function unreadableFile(error: unknown, file: string): string | null {
+  return (error as NodeJS.ErrnoException | null)?.path === file ? whyUnreadable(file, error) : null;
 }
 
 /** Ten minutes: another import of the same file may be reading a long transcript. */

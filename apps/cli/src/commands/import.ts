@@ -33,6 +33,8 @@ export const importCommand: Command = {
     'subagents and Codex/pi forks become forks, its compactions compaction turns. Each source line is recorded: a re-run',
     'imports nothing new (one line, exit 0), and a transcript that grew appends only its new lines to the same session. A',
     'malformed line is reported once with its file and line number and skipped (exit code 1); later runs count it as known.',
+    'In a folder, links to folders are followed (each folder once); a link loop, a dangling link, an entry that cannot',
+    'be read or a FIFO named like a transcript is listed under "skipped" with why (exit code 1) and the rest is imported.',
     'A last line still being written (no newline yet) is left for the next run. nexus-eval/v1 files are',
     'replayed with compaction on threshold (small --context-window/--reserve/--keep values compact a short one several',
     'times). Formats and what is kept: docs/import-export.md.',
@@ -67,7 +69,8 @@ export const importCommand: Command = {
 
 /**
  * What changed, in as few lines as say it: one line when nothing is new (a scheduled re-run), else
- * the totals, each source that gained something, and the lines newly found malformed (exit 1).
+ * the totals, each source that gained something, and the lines newly found malformed or the paths
+ * that could not be read (exit 1).
  */
 function reportImport(io: CommandIo, result: TranscriptImportResult): void {
   const added = result.turns + result.compactions + result.forks;

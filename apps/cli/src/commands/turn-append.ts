@@ -1,10 +1,10 @@
 // `nexus turn append`: from flags, or from a JSON file (one turn or an array, in one transaction).
 
-import { readFileSync } from 'node:fs';
 import type { AppendTurnInput } from '@agent-ledger/agents-ledger';
 import { InvalidInputError, type Role } from '@agent-ledger/core';
 import { stringOption, UsageError } from '../arguments.ts';
 import type { Command } from '../command.ts';
+import { readInputText } from '../read-input.ts';
 
 export const turnAppend: Command = {
   path: ['turn', 'append'],
@@ -15,7 +15,7 @@ export const turnAppend: Command = {
     text: { type: 'string', description: 'the message text', valueName: 'TEXT' },
     file: {
       type: 'string',
-      description: 'JSON file with {role, content} or an array of them; - for stdin',
+      description: 'JSON file with {role, content} or an array of them; - for stdin (a pipe, file or socket)',
       valueName: 'FILE',
     },
     'expect-head': { type: 'string', description: 'fail unless the head is this turn (compare-and-set)', valueName: 'TURN' },
@@ -28,7 +28,13 @@ export const turnAppend: Command = {
     const expectedHeadTurnId = stringOption(options['expect-head']);
     let inputs: AppendTurnInput[];
     if (typeof options.file === 'string') {
-      inputs = readTurnsFile(options.file === '-' ? '/dev/stdin' : options.file);
+      const text = await readInputText({
+        file: options.file,
+        stdin: io.stdin,
+        flag: '--file -',
+        example: `echo '{"role":"user","content":"…"}' | nexus turn append ${sessionId} --file -`,
+      });
+      inputs = parseTurns(text, options.file === '-' ? 'standard input' : options.file);
     } else if (typeof options.text === 'string') {
       inputs = [
         { role: (stringOption(options.role) ?? 'user') as Role, content: options.text, model: stringOption(options.model) },
@@ -45,13 +51,8 @@ export const turnAppend: Command = {
   },
 };
 
-function readTurnsFile(path: string): AppendTurnInput[] {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (error) {
-    throw new InvalidInputError(`cannot read ${path}: ${(error as Error).message}`);
-  }
+/** The turns in a --file's JSON: one {role, content} or an array of them. */
+function parseTurns(text: string, path: string): AppendTurnInput[] {
   let value: unknown;
   try {
     value = JSON.parse(text);
