@@ -12,7 +12,7 @@ import { isMessagesJson, messagesEntries } from './formats/messages-json.ts';
 import { piFormat } from './formats/pi.ts';
 import { type ImportRecords, importRecords } from './import-store.ts';
 import { type ListedFile, listTranscriptFiles, whyUnreadable } from './list-transcript-files.ts';
-import { finishedLines, isUnfinished, parseJsonLine, type ReadFrom, readLines } from './read-lines.ts';
+import { finishedLines, isUnfinished, parseJsonLine, parseStorableJson, type ReadFrom, readLines } from './read-lines.ts';
 import { headDigest, type PositionTracker, positionTracker, resumePoint } from './resume-position.ts';
 import type { FormatName, SourceLine, TranscriptEntry, TranscriptFormat } from './transcript-entry.ts';
 import { type ImportProblem, type WriteCounts, type WrittenSource, writeEntries } from './write-entries.ts';
@@ -285,7 +285,7 @@ async function importDocument(
   for await (const line of lines) chunks.push(line.text);
   let value: unknown;
   try {
-    value = JSON.parse(chunks.join('\n'));
+    value = parseStorableJson(chunks.join('\n'));
   } catch (error) {
     throw new InvalidInputError(
       `${file} is neither Claude Code, Codex or pi JSONL nor a JSON conversation (${(error as Error).message}). ${FORMATS_HELP}`,

@@ -5,6 +5,7 @@
 // where the next one resumes (resume-position.ts).
 
 import { createReadStream } from 'node:fs';
+import { toStorableText } from '@agent-ledger/core';
 import type { SourceLine } from './transcript-entry.ts';
 
 export interface ReadFrom {
@@ -16,7 +17,9 @@ export interface ReadFrom {
 
 /** The lines of `input` (a path or a stream), from the start or from `from`. */
 export async function* readLines(input: NodeJS.ReadableStream | string, from?: ReadFrom): AsyncGenerator<SourceLine> {
-  const stream = typeof input === 'string' ? createReadStream(input, { encoding: 'utf8', start: from?.bytes ?? 0 }) : input;
+  // A start only when resuming: a path may name a pipe (`/dev/stdin`, `<(zcat …)`), which cannot seek.
+  const stream =
+    typeof input === 'string' ? createReadStream(input, { encoding: 'utf8', ...(from ? { start: from.bytes } : {}) }) : input;
   if (typeof input !== 'string' && 'setEncoding' in stream) (stream as NodeJS.ReadableStream).setEncoding('utf8');
   let number = (from?.line ?? 1) - 1;
   let offset = from?.bytes ?? 0;
@@ -78,10 +81,32 @@ export async function* finishedLines(
   }
 }
 
-/** Parses a JSONL line; an error names the line and says what was wrong. */
+/** `\u` escapes of a surrogate or of NUL, or a raw NUL: the only ways a parsed line can hold text the ledger refuses. */
+const MAYBE_UNSTORABLE = /\\u(?:d[89a-f][0-9a-f]{2}|0000)|\0/i;
+
+/** Every string of a parsed value made storable (core's toStorableText), keys included. */
+function storable(value: unknown): unknown {
+  if (typeof value === 'string') return toStorableText(value);
+  if (Array.isArray(value)) return value.map(storable);
+  if (typeof value === 'object' && value !== null)
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [toStorableText(key), storable(item)]));
+  return value;
+}
+
+/** JSON.parse, then every string made storable when the text may hold one the ledger refuses. */
+export function parseStorableJson(text: string): unknown {
+  const parsed = JSON.parse(text) as unknown;
+  return MAYBE_UNSTORABLE.test(text) ? storable(parsed) : parsed;
+}
+
+/**
+ * Parses a JSONL line; an error names the line and says what was wrong. Half an emoji (a lone
+ * surrogate, left by a tool that cut a string by length) or a NUL in a transcript becomes U+FFFD
+ * or nothing, so the line imports: the ledger stores only text it can hash as stored.
+ */
 export function parseJsonLine(line: SourceLine): { value: Record<string, unknown> } | { error: string } {
   try {
-    const value = JSON.parse(line.text) as unknown;
+    const value = parseStorableJson(line.text);
     if (typeof value !== 'object' || value === null || Array.isArray(value)) return { error: 'is not a JSON object' };
     return { value: value as Record<string, unknown> };
   } catch (error) {
