@@ -3,7 +3,11 @@
 // are rescaled into the estimate's units (window, reserve and raw keep alike), recorded with what
 // was reported, so every later budget, threshold and compaction fits what the provider enforces,
 // across restarts and in forks. Each calibration starts again from the user's own settings, so
-// reports never compound.
+// reports never compound. What the model accepted bounds what a refusal can teach: the window is
+// never learned smaller than the largest prompt the model answered, and a prompt it answered with
+// a count that refutes the calibration (the ratio far lower, or more tokens than the reported
+// window) redoes the calibration from that prompt. Whether a report is believed at all is the
+// caller's judgement (runtime-kit's overflow recovery); this module keeps the arithmetic.
 
 import { InvalidInputError, type Session, type SessionCalibration, type SessionSettings } from '@agent-ledger/core';
 import type { LedgerContext } from './ledger-context.ts';
@@ -17,6 +21,18 @@ export interface CalibrationReport {
   estimatedTokens: number;
   /** The provider's maximum, when its error named one ("> 200000 maximum"). */
   providerWindowTokens?: number | null;
+  /**
+   * The largest prompt the model accepted in this session, by the ledger's estimate: a refusal never
+   * teaches a window smaller than it, so a misreport cannot shrink the session below what worked.
+   */
+  acceptedTokens?: number;
+  /**
+   * `refused` (default): the provider refused this prompt as too long. `accepted`: it answered the
+   * prompt and counted it so; the calibration is redone from it (the ratio it shows, and a window at
+   * least as large as it), and dropped when it then says no more than the user's settings. A
+   * session with no calibration is left as it is.
+   */
+  outcome?: 'refused' | 'accepted';
 }
 
 /** Headroom under the learned window: estimates vary from prompt to prompt. */
@@ -39,17 +55,14 @@ export async function calibrateSession(ledger: LedgerContext, sessionId: string,
       reserveTokens: session.reserveTokens,
       keepRecentTokens: session.keepRecentTokens,
     };
-    const calibration: SessionCalibration = {
-      // The latest report's ratio, not the largest ever: one prompt the estimate misjudged (an
-      // image, a wall of code) must not shrink the session for good. A lower ratio that proves
-      // wrong is corrected by the next overflow, at the cost of one refused request.
-      tokensPerEstimatedToken: Math.max(1, report.promptTokens / report.estimatedTokens),
-      providerWindowTokens: smallest(previous?.providerWindowTokens ?? null, report.providerWindowTokens ?? null),
-      originalSettings: previous?.originalSettings ?? current,
-      promptTokens: report.promptTokens,
-      estimatedTokens: report.estimatedTokens,
-      calibratedAt: ledger.now(),
-    };
+    const now = ledger.now();
+    if (report.outcome === 'accepted') {
+      if (!previous) return { updated: session, unusable: null };
+      const calibration = relearnedFrom(previous, report, now);
+      const settings = calibration ? calibratedSettings(calibration) : previous.originalSettings;
+      return { updated: (await tx.updateSessionSettings(sessionId, { ...settings, calibration })) ?? session, unusable: null };
+    }
+    const calibration = learnedFrom(previous?.originalSettings ?? current, previous, report, now);
     let settings: SessionSettings | null = null;
     let unusable: InvalidInputError | null = null;
     try {
@@ -67,6 +80,57 @@ export async function calibrateSession(ledger: LedgerContext, sessionId: string,
   ledger.heads.forget(sessionId);
   if (row.unusable) throw row.unusable;
   return sessionFromRow(row.updated);
+}
+
+/** The calibration a refusal teaches, within what the model has accepted. */
+function learnedFrom(
+  originalSettings: SessionSettings,
+  previous: SessionCalibration | null,
+  report: CalibrationReport,
+  now: number,
+): SessionCalibration {
+  const accepted = report.acceptedTokens ?? 0;
+  // A maximum below a prompt the model answered is wrong (the provider counts at least as many
+  // tokens as this ledger estimates): it is not taken, nor kept from an earlier report.
+  const credible = (window: number | null | undefined) => (window != null && window >= accepted ? window : null);
+  const providerWindowTokens = smallest(credible(previous?.providerWindowTokens), credible(report.providerWindowTokens));
+  const window = Math.min(originalSettings.contextWindow, providerWindowTokens ?? Number.POSITIVE_INFINITY);
+  // The latest report's ratio, not the largest ever: one prompt the estimate misjudged (an image, a
+  // wall of code) must not shrink the session for good. A lower ratio that proves wrong is corrected
+  // by the next overflow, at the cost of one refused request. It is capped where the window would
+  // drop below the largest prompt the model accepted.
+  const reported = report.promptTokens / report.estimatedTokens;
+  const ceiling = accepted > 0 ? window / accepted : Number.POSITIVE_INFINITY;
+  return {
+    tokensPerEstimatedToken: Math.max(1, Math.min(reported, ceiling)),
+    providerWindowTokens,
+    originalSettings,
+    promptTokens: report.promptTokens,
+    estimatedTokens: report.estimatedTokens,
+    calibratedAt: now,
+  };
+}
+
+/**
+ * The calibration redone from a prompt the model answered: its ratio, and no reported window
+ * smaller than what it counted. Null when what is left says nothing beyond the user's settings.
+ */
+function relearnedFrom(previous: SessionCalibration, report: CalibrationReport, now: number): SessionCalibration | null {
+  const tokensPerEstimatedToken = Math.max(1, report.promptTokens / report.estimatedTokens);
+  const reportedWindow = previous.providerWindowTokens;
+  const providerWindowTokens = reportedWindow !== null && report.promptTokens > reportedWindow ? null : reportedWindow;
+  const saysMore =
+    tokensPerEstimatedToken > 1 ||
+    (providerWindowTokens !== null && providerWindowTokens < previous.originalSettings.contextWindow);
+  if (!saysMore) return null;
+  return {
+    tokensPerEstimatedToken,
+    providerWindowTokens,
+    originalSettings: previous.originalSettings,
+    promptTokens: report.promptTokens,
+    estimatedTokens: report.estimatedTokens,
+    calibratedAt: now,
+  };
 }
 
 /** The user's settings in the estimate's units, within the provider's window, with the margin. */

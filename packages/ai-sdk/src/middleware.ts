@@ -3,7 +3,8 @@
 // ledger's context for the newest user message instead of the whole history (recall, summary and
 // recent turns within the session's window), records the reply (a stream's when it ends), compacts
 // in the background past the threshold, and answers a provider's "prompt is too long" by learning the
-// window, compacting and retrying once on the inner model.
+// window, compacting and retrying once on the inner model (unless the report contradicts the prompts
+// the model already answered: then the retry goes out as it was).
 
 import type { AgentsLedger, RetrievalPolicy } from '@agent-ledger/agents-ledger';
 import { InvalidInputError } from '@agent-ledger/core';
@@ -13,6 +14,7 @@ import {
   CompactionScheduler,
   contextBudget,
   DEFAULT_RUNTIME_RETRIEVAL,
+  PromptEvidence,
   type WindowLearnedNotice,
 } from '@agent-ledger/runtime-kit';
 import type {
@@ -23,7 +25,7 @@ import type {
 } from '@ai-sdk/provider';
 import { type CallState, contextFor, recordReply } from './call-state.ts';
 import { LedgerLines } from './ledger-lines.ts';
-import { type Calls, retryParams, stillTooLong } from './overflow-retry.ts';
+import { type Calls, promptAnswered, retryParams, stillTooLong } from './overflow-retry.ts';
 import { type HistoryMode, recordPrompt } from './record-prompt.ts';
 import { recordingStream } from './stream-recorder.ts';
 
@@ -58,6 +60,7 @@ export function ledgerMiddleware(options: LedgerMiddlewareOptions): LedgerMiddle
   const calls: Calls = {
     ledger: options.ledger,
     scheduler: new CompactionScheduler(options.ledger, options.compaction ?? {}, notify),
+    evidence: new PromptEvidence(),
     notify,
     retrieval: options.retrieval === undefined || options.retrieval === true ? DEFAULT_RUNTIME_RETRIEVAL : options.retrieval,
     // What transformParams learned about a call, for the wrap that runs it (the same params object).
@@ -128,9 +131,10 @@ async function generate(
     const retry = await retryParams(calls, state, call.params, error);
     state = retry.state;
     result = await Promise.resolve(call.model.doGenerate(retry.params)).catch((again: unknown) =>
-      stillTooLong(again, retry.state),
+      stillTooLong(again, retry.state, retry.doubt),
     );
   }
+  await promptAnswered(calls, state, result.usage);
   await recordReply(calls.ledger, state, {
     content: result.content,
     usage: result.usage,
@@ -153,12 +157,16 @@ async function stream(
   } catch (error) {
     const retry = await retryParams(calls, state, call.params, error);
     state = retry.state;
-    opened = await Promise.resolve(call.model.doStream(retry.params)).catch((again: unknown) => stillTooLong(again, retry.state));
+    opened = await Promise.resolve(call.model.doStream(retry.params)).catch((again: unknown) =>
+      stillTooLong(again, retry.state, retry.doubt),
+    );
   }
   const recorded = state;
   return {
     ...opened,
     stream: recordingStream(opened.stream, async (outcome) => {
+      // The stream opened: the prompt was accepted; the provider's count of it comes with the end.
+      await promptAnswered(calls, recorded, outcome.usage);
       await recordReply(calls.ledger, recorded, {
         blocks: outcome.content,
         usage: outcome.usage,

@@ -23,3 +23,13 @@ export interface ApiMessage {
   role: 'user' | 'assistant';
   content: string | ApiContentBlock[];
 }
+
+/** The request body as the SDK sent it (only the fields the server reads are typed). */
+export interface MessagesRequestBody {
+  model: string;
+  max_tokens?: number;
+  system?: string | ApiTextBlock[];
+  messages: ApiMessage[];
+  tools?: Array<{ name: string; description?: string; input_schema?: unknown }>;
+  [field: string]: unknown;
+}

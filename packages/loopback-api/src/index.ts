@@ -12,5 +12,6 @@ export type {
   Responder,
   Route,
 } from './loopback-server.ts';
-export { echoResponder, estimateApiTokens, lastUserText, messageText, requestText, startLoopbackApi } from './loopback-server.ts';
+export { echoResponder, promptTooLong, startLoopbackApi } from './loopback-server.ts';
 export { messagesProblems } from './messages-validation.ts';
+export { estimateApiTokens, lastUserText, messageText, requestText } from './request-text.ts';

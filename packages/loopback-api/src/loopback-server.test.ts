@@ -1,8 +1,15 @@
 // The loopback Messages API server on its own, with plain `fetch`: routes, reply shapes, the queue
-// and the responder, the context window, and each fault (error with headers, raw body, delay, hang).
+// and the responder, the context window, and each fault (error with headers, raw body, delay, hang,
+// stall, a reply kept for the Nth request).
 
 import { afterEach, describe, expect, it } from 'vitest';
-import { type LoopbackApi, type LoopbackOptions, type MessagesRequestBody, startLoopbackApi } from './loopback-server.ts';
+import {
+  type LoopbackApi,
+  type LoopbackOptions,
+  type MessagesRequestBody,
+  promptTooLong,
+  startLoopbackApi,
+} from './loopback-server.ts';
 
 let api: LoopbackApi | undefined;
 afterEach(async () => {
@@ -334,5 +341,35 @@ describe('faults', () => {
     await server.close();
     api = undefined;
     expect((await hung).map((outcome) => outcome.status)).toEqual(['rejected', 'rejected']);
+  });
+
+  it('stalls: sends a 200 and its headers (and a partial body), then nothing until the client gives up', async () => {
+    const server = await start();
+    server.enqueue({ kind: 'stall', partialBody: '{"id": ' });
+    const controller = new AbortController();
+    const response = await post(server, '/v1/messages', body('hi'), { signal: controller.signal });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe('application/json');
+    const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+    expect(new TextDecoder().decode((await reader.read()).value)).toBe('{"id": ');
+    expect(server.pending).toBe(1);
+    controller.abort();
+    await reader.read().catch(() => undefined);
+    await until(() => server.pending === 0);
+  });
+
+  it('answers the Nth request on /v1/messages with the reply kept for it, once, ahead of the queue', async () => {
+    const server = await start();
+    server.replyAt(2, promptTooLong(1_500_000, 200_000));
+    server.enqueue({ kind: 'text', text: 'queued' });
+    await post(server, '/v1/messages/count_tokens', body('not counted'));
+    expect(await replyText(await post(server, '/v1/messages', body('one')))).toBe('queued');
+    const second = await post(server, '/v1/messages', body('two'));
+    expect(second.status).toBe(400);
+    expect(await second.json()).toEqual({
+      type: 'error',
+      error: { type: 'invalid_request_error', message: 'prompt is too long: 1500000 tokens > 200000 maximum' },
+    });
+    expect(await replyText(await post(server, '/v1/messages', body('three')))).toBe('(loopback) You said: three');
   });
 });

@@ -1,25 +1,24 @@
 // A real HTTP server on 127.0.0.1 that answers the two Messages API routes the project uses
 // (`POST /v1/messages`, `POST /v1/messages/count_tokens`) the way the Anthropic API does, so the
 // real SDK can be exercised end to end with no network and no key. Replies come from a queue of
-// one-shot replies (faults, scripted answers) and then from a responder function; a prompt larger
-// than the configured context window gets the API's own "prompt is too long" error.
+// one-shot replies (faults, scripted answers, or one reply kept for the Nth request) and then from a
+// responder function; a prompt larger than the configured context window gets the API's own
+// "prompt is too long" error.
 
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { ApiContentBlock, ApiMessage, ApiTextBlock } from './api-types.ts';
+import type { ApiContentBlock, MessagesRequestBody } from './api-types.ts';
 import { messagesProblems } from './messages-validation.ts';
+import { estimateApiTokens, lastUserText, requestText } from './request-text.ts';
 
-export type { ApiContentBlock, ApiMessage, ApiTextBlock, ApiToolResultBlock, ApiToolUseBlock } from './api-types.ts';
-
-/** The request body as the SDK sent it (only the fields the server reads are typed). */
-export interface MessagesRequestBody {
-  model: string;
-  max_tokens?: number;
-  system?: string | ApiTextBlock[];
-  messages: ApiMessage[];
-  tools?: Array<{ name: string; description?: string; input_schema?: unknown }>;
-  [field: string]: unknown;
-}
+export type {
+  ApiContentBlock,
+  ApiMessage,
+  ApiTextBlock,
+  ApiToolResultBlock,
+  ApiToolUseBlock,
+  MessagesRequestBody,
+} from './api-types.ts';
 
 export type Route = 'messages' | 'count_tokens';
 
@@ -39,6 +38,11 @@ export type LoopbackReply = { delayMs?: number } & (
   | { kind: 'error'; status: number; errorType: string; message: string; headers?: Record<string, string> }
   /** Accept the request and never answer: the client's timeout has to end it. */
   | { kind: 'hang' }
+  /**
+   * Send a 200 and its headers (and `partialBody`, if given), then nothing: a stream gone quiet after
+   * it started. A timeout that stops at the headers never ends it.
+   */
+  | { kind: 'stall'; partialBody?: string }
   /** Any body at all, e.g. malformed JSON with a 200. */
   | { kind: 'raw'; status: number; body: string; contentType?: string }
 );
@@ -69,6 +73,11 @@ export interface LoopbackApi {
   readonly requests: RecordedRequest[];
   /** One-shot replies, used in order before the responder; `route` defaults to `messages`. */
   enqueue(...replies: Array<LoopbackReply & { route?: Route }>): void;
+  /**
+   * The reply to the `requestNumber`th request on `/v1/messages` (1 for the first received, refused
+   * ones included), once, ahead of the queue: a fault at a known point of a long conversation.
+   */
+  replyAt(requestNumber: number, reply: LoopbackReply): void;
   setResponder(respond: Responder): void;
   setContextWindow(tokens: number | undefined): void;
   /** Requests on `/v1/messages` whose answer has not been sent yet (slow or hung). */
@@ -76,36 +85,14 @@ export interface LoopbackApi {
   close(): Promise<void>;
 }
 
-/** The server's token estimate: about four characters per token, like the API's rough rule. */
-export function estimateApiTokens(text: string): number {
-  return Math.ceil(text.length / 4);
-}
-
-export function requestText(body: Pick<MessagesRequestBody, 'system' | 'messages' | 'tools'>): string {
-  const parts: string[] = [];
-  if (typeof body.system === 'string') parts.push(body.system);
-  else for (const block of body.system ?? []) parts.push(block.text);
-  for (const message of body.messages ?? []) parts.push(messageText(message));
-  for (const tool of body.tools ?? []) parts.push(JSON.stringify(tool));
-  return parts.join('\n');
-}
-
-export function messageText(message: ApiMessage): string {
-  if (typeof message.content === 'string') return message.content;
-  return message.content
-    .map((block) => {
-      if (block.type === 'text') return block.text;
-      if (block.type === 'tool_use') return JSON.stringify(block.input);
-      if (typeof block.content === 'string') return block.content;
-      return (block.content ?? []).map((inner) => inner.text).join('\n');
-    })
-    .join('\n');
-}
-
-/** The last user message's text: what a responder usually answers. */
-export function lastUserText(body: MessagesRequestBody): string {
-  const last = [...body.messages].reverse().find((message) => message.role === 'user');
-  return last ? messageText(last) : '';
+/** A 400 worded as the API words an overflow, with the figures given (a misreport, say). */
+export function promptTooLong(promptTokens: number, limitTokens: number): LoopbackReply {
+  return {
+    kind: 'error',
+    status: 400,
+    errorType: 'invalid_request_error',
+    message: `prompt is too long: ${promptTokens} tokens > ${limitTokens} maximum`,
+  };
 }
 
 /** Default responder: a short, labelled echo of the last user message. */
@@ -120,6 +107,10 @@ interface ServerState {
   respond: Responder;
   contextWindow: number | undefined;
   readonly queue: Array<LoopbackReply & { route?: Route }>;
+  /** Replies kept for the Nth request on `/v1/messages` (replyAt). */
+  readonly scheduled: Map<number, LoopbackReply>;
+  /** Requests received on `/v1/messages`, refused ones included. */
+  messagesReceived: number;
   readonly requests: RecordedRequest[];
   /** Requests on `/v1/messages` whose answer has not been sent yet. */
   pending: number;
@@ -133,6 +124,8 @@ export async function startLoopbackApi(options: LoopbackOptions = {}): Promise<L
     respond: options.respond ?? echoResponder,
     contextWindow: options.contextWindow,
     queue: [],
+    scheduled: new Map(),
+    messagesReceived: 0,
     requests: [],
     pending: 0,
     counter: 0,
@@ -151,6 +144,9 @@ export async function startLoopbackApi(options: LoopbackOptions = {}): Promise<L
     url: `http://127.0.0.1:${port}`,
     requests: state.requests,
     enqueue: (...replies) => state.queue.push(...replies),
+    replyAt: (requestNumber, reply) => {
+      state.scheduled.set(requestNumber, reply);
+    },
     setResponder: (next) => {
       state.respond = next;
     },
@@ -172,9 +168,8 @@ async function handle(state: ServerState, incoming: IncomingMessage, outgoing: S
   const request = await acceptRequest(state, incoming, outgoing);
   if (!request) return;
   const { route, inputTokens } = request;
-  const { queue, contextWindow } = state;
-  const queued = queue.findIndex((reply) => (reply.route ?? 'messages') === route);
-  const scripted = queued >= 0 ? queue.splice(queued, 1)[0] : undefined;
+  const { contextWindow } = state;
+  const scripted = scriptedReply(state, route);
   // Only a generation is refused for length; count_tokens counts whatever it is given.
   if (!scripted && route === 'messages' && contextWindow !== undefined && inputTokens > contextWindow) {
     sendJson(
@@ -189,6 +184,19 @@ async function handle(state: ServerState, incoming: IncomingMessage, outgoing: S
     return;
   }
   await answer(state, { request, scripted, incoming, outgoing });
+}
+
+/** The reply kept for this request's number, else the first queued for its route, else none. */
+function scriptedReply(state: ServerState, route: Route): LoopbackReply | undefined {
+  if (route === 'messages') {
+    const kept = state.scheduled.get(state.messagesReceived);
+    if (kept) {
+      state.scheduled.delete(state.messagesReceived);
+      return kept;
+    }
+  }
+  const queued = state.queue.findIndex((reply) => (reply.route ?? 'messages') === route);
+  return queued >= 0 ? state.queue.splice(queued, 1)[0] : undefined;
 }
 
 /**
@@ -206,6 +214,7 @@ async function acceptRequest(
     return null;
   }
   const raw = await readBody(incoming);
+  if (route === 'messages') state.messagesReceived += 1;
   let body: MessagesRequestBody;
   try {
     body = JSON.parse(raw) as MessagesRequestBody;
@@ -249,8 +258,9 @@ async function answer(state: ServerState, { request, scripted, incoming, outgoin
     if (outgoing.destroyed || incoming.socket.destroyed) return;
     sendReply(outgoing, reply, request, () => `msg_loopback_${++state.counter}`);
   } finally {
-    // A hung request stays pending until its connection closes.
-    if (reply?.kind === 'hang' && !incoming.socket.destroyed) incoming.socket.once('close', () => (state.pending -= counted));
+    // A hung or stalled request stays pending until its connection closes.
+    if ((reply?.kind === 'hang' || reply?.kind === 'stall') && !incoming.socket.destroyed)
+      incoming.socket.once('close', () => (state.pending -= counted));
     else state.pending -= counted;
   }
 }
@@ -267,6 +277,12 @@ function sendReply(outgoing: ServerResponse, reply: LoopbackReply, request: Reco
   switch (reply.kind) {
     case 'hang':
       return; // the socket stays open until the client gives up or the server closes
+    case 'stall':
+      outgoing.writeHead(200, { 'content-type': 'application/json', 'request-id': `req_loopback_${Date.now()}` });
+      // Headers go now, not with the first body bytes: the client has its response, then silence.
+      outgoing.flushHeaders();
+      if (reply.partialBody) outgoing.write(reply.partialBody);
+      return;
     case 'raw':
       outgoing.writeHead(reply.status, { 'content-type': reply.contentType ?? 'application/json' });
       outgoing.end(reply.body);

@@ -13,7 +13,10 @@ import {
   CompactionScheduler,
   contextBudget,
   DEFAULT_RUNTIME_RETRIEVAL,
+  PromptEvidence,
+  promptAccepted,
   recoverFromOverflow,
+  refusedDespiteDoubt,
   type WindowLearnedNotice,
 } from '@agent-ledger/runtime-kit';
 import type { AgentInputItem, Session } from '@openai/agents-core';
@@ -41,6 +44,8 @@ export class LedgerSession implements Session {
   private current: string;
   private readonly ledger: AgentsLedger;
   private readonly scheduler: CompactionScheduler;
+  /** What the model answered, per session: what an overflow report is weighed against. */
+  private readonly evidence = new PromptEvidence();
   private readonly retrieval: RetrievalPolicy | false;
   private readonly overheadTokens: number;
   private readonly notify: (notice: CompactionNotice | WindowLearnedNotice) => void;
@@ -181,27 +186,44 @@ export class LedgerSession implements Session {
    */
   async withOverflowRecovery<T>(attempt: () => Promise<T>): Promise<T> {
     try {
-      return await attempt();
+      return await this.answered(attempt);
     } catch (error) {
       const overflow = asContextOverflow(error);
       if (!overflow) throw error;
       const { settings } = await this.ledger.getSession(this.current);
       // A streamed run stored its input already: that message stays raw, to be answered.
       const newest = await this.newestNormalTurn();
-      const recovery = await recoverFromOverflow(
-        { ledger: this.ledger, scheduler: this.scheduler, notify: this.notify },
-        {
-          sessionId: this.current,
-          overflow,
-          budgetTokens: Math.min(this.budgetCap, contextBudget(settings, this.overheadTokens)),
-          estimatedTokens: this.lastContextTokens + this.overheadTokens,
-          overheadTokens: this.overheadTokens,
-          ...(newest?.role === 'user' ? { keepFromTurnId: newest.id } : {}),
-        },
-      );
-      if (!recovery.learned) this.budgetCap = recovery.budgetTokens;
-      return attempt();
+      const recovery = await recoverFromOverflow(this.overflowDeps(), {
+        sessionId: this.current,
+        overflow,
+        budgetTokens: Math.min(this.budgetCap, contextBudget(settings, this.overheadTokens)),
+        estimatedTokens: this.lastContextTokens + this.overheadTokens,
+        overheadTokens: this.overheadTokens,
+        ...(newest?.role === 'user' ? { keepFromTurnId: newest.id } : {}),
+      });
+      // A report set aside (it contradicts what the model answered) changes nothing: the run goes again as it was.
+      if (!recovery.learned && !recovery.doubt) this.budgetCap = recovery.budgetTokens;
+      try {
+        return await this.answered(attempt);
+      } catch (again) {
+        const refused = recovery.doubt ? asContextOverflow(again) : null;
+        throw refused && recovery.doubt ? refusedDespiteDoubt(refused, recovery.doubt) : again;
+      }
     }
+  }
+
+  /** Runs `attempt`; its success means the model answered the context it was given: evidence for later reports. */
+  private async answered<T>(attempt: () => Promise<T>): Promise<T> {
+    const result = await attempt();
+    await promptAccepted(this.overflowDeps(), {
+      sessionId: this.current,
+      estimatedTokens: this.lastContextTokens + this.overheadTokens,
+    });
+    return result;
+  }
+
+  private overflowDeps() {
+    return { ledger: this.ledger, scheduler: this.scheduler, evidence: this.evidence, notify: this.notify };
   }
 
   /**

@@ -24,7 +24,7 @@ export interface AnswerRequest {
 export type AnswerResult = Omit<TurnResult, 'userTurn' | 'eventId'>;
 
 export async function answer(parts: RuntimeParts, request: AnswerRequest): Promise<AnswerResult> {
-  const { ledger, scheduler, toolbox } = parts;
+  const { ledger, scheduler, evidence, toolbox } = parts;
   const { sessionId, turnOptions, currentTurnIds } = request;
   const model = turnOptions.model ?? parts.options.model;
   const session = await ledger.getSession(sessionId);
@@ -33,6 +33,7 @@ export async function answer(parts: RuntimeParts, request: AnswerRequest): Promi
   const overflowStep: Omit<OverflowStepDeps, 'buildPrompt'> = {
     ledger,
     scheduler,
+    evidence,
     notify: parts.notify,
     model,
     countTokensFirst: parts.options.countTokensBeforeSending === true,

@@ -1,19 +1,32 @@
 // One model call of an answer, and what happens when the API says the prompt is too long: believe
 // the provider (its count teaches the session its real window), compact once (trigger `overflow`)
-// and retry with a budget that fits. An answer recovers once, across all its model calls: a second
-// overflow reaches the caller as the error saying what to change, with every turn kept.
+// and retry with a budget that fits; unless the report contradicts the prompts the model already
+// answered, when the retry goes out as it was (runtime-kit's overflow-judgement.ts). An answer
+// recovers once, across all its model calls: a second overflow reaches the caller as the error
+// saying what to change, with every turn kept. Every prompt the model answers is reported back as
+// evidence (promptAccepted).
 
 import { type AgentsLedger, providerPromptLimit, unusableWindow } from '@agent-ledger/agents-ledger';
 import { type CompactionTurn, ContextOverflowError, type Session } from '@agent-ledger/core';
-import { type CompactionScheduler, recoverFromOverflow, type WindowLearnedNotice } from '@agent-ledger/runtime-kit';
+import {
+  type CompactionScheduler,
+  type OverflowDoubt,
+  type PromptEvidence,
+  promptAccepted,
+  recoverFromOverflow,
+  refusedDespiteDoubt,
+  type WindowLearnedNotice,
+} from '@agent-ledger/runtime-kit';
 import type { ChatModel, ModelReply } from './chat-model.ts';
 import type { Prompt } from './model-prompt.ts';
 import { stillTooLong } from './runtime-errors.ts';
+import type { OverflowDoubtedNotice } from './runtime-types.ts';
 
 export interface OverflowStepDeps {
   ledger: AgentsLedger;
   scheduler: CompactionScheduler;
-  notify?: (notice: WindowLearnedNotice) => void;
+  evidence: PromptEvidence;
+  notify?: (notice: WindowLearnedNotice | OverflowDoubtedNotice) => void;
   model: ChatModel;
   /** Count the prompt's exact tokens before sending it (when the model can), recovering there instead. */
   countTokensFirst?: boolean;
@@ -34,6 +47,8 @@ export interface OverflowState {
   recovered: boolean;
   /** The compaction a recovery wrote (or waited for), if one did. */
   compaction: CompactionTurn | null;
+  /** The recovery set the report aside as contradicting what the model accepted. */
+  doubt: OverflowDoubt | null;
   /** Requests sent to the model (refused ones included; a prompt refused by counting first is not one). */
   modelCalls: number;
 }
@@ -45,6 +60,7 @@ export function answerState(sessionId: string, budgetTokens: number, keepFromTur
     ...(keepFromTurnId ? { keepFromTurnId } : {}),
     recovered: false,
     compaction: null,
+    doubt: null,
     modelCalls: 0,
   };
 }
@@ -78,9 +94,17 @@ export async function callWithRecovery(
         preflight = false;
       }
       state.modelCalls += 1;
-      return { reply: await model.respond(prompt.request), prompt };
+      const reply = await model.respond(prompt.request);
+      await promptAccepted(deps, {
+        sessionId: state.sessionId,
+        estimatedTokens: prompt.context.tokens + deps.overheadTokens,
+        providerTokens: reply.usage.inputTokens,
+        calibration: prompt.session.calibration,
+      });
+      return { reply, prompt };
     } catch (error) {
       if (!ContextOverflowError.isInstance(error)) throw error;
+      if (state.recovered && state.doubt) throw refusedDespiteDoubt(error, state.doubt);
       if (state.recovered) throw stillTooLong({ modelName: model.name, error, head: prompt.head, session: prompt.session });
       state.recovered = true;
       await recover(deps, state, { overflow: error, prompt, preflight });
@@ -99,7 +123,12 @@ async function recover(
 ): Promise<void> {
   const { overheadTokens } = deps;
   const recovery = await recoverFromOverflow(
-    { ledger: deps.ledger, scheduler: deps.scheduler, ...(deps.notify ? { notify: deps.notify } : {}) },
+    {
+      ledger: deps.ledger,
+      scheduler: deps.scheduler,
+      evidence: deps.evidence,
+      ...(deps.notify ? { notify: deps.notify } : {}),
+    },
     {
       sessionId: state.sessionId,
       overflow: refused.overflow,
@@ -112,6 +141,14 @@ async function recover(
   );
   state.compaction = recovery.compaction;
   state.budgetTokens = recovery.budgetTokens;
+  state.doubt = recovery.doubt;
+  if (recovery.doubt) {
+    try {
+      deps.notify?.({ type: 'overflow-doubted', sessionId: state.sessionId, doubt: recovery.doubt });
+    } catch {
+      // A listener's failure is the listener's.
+    }
+  }
 }
 
 /** Throws the ContextOverflowError the API would, before it is asked, when the exact count is over. */

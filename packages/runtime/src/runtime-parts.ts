@@ -3,7 +3,7 @@
 
 import type { AgentsLedger, RetrievalPolicy } from '@agent-ledger/agents-ledger';
 import type { SessionSettings } from '@agent-ledger/core';
-import { CompactionScheduler, contextBudget, DEFAULT_RUNTIME_RETRIEVAL } from '@agent-ledger/runtime-kit';
+import { CompactionScheduler, contextBudget, DEFAULT_RUNTIME_RETRIEVAL, PromptEvidence } from '@agent-ledger/runtime-kit';
 import type { PromptSettings } from './model-prompt.ts';
 import type { ChatRuntimeOptions, RuntimeNotice } from './runtime-types.ts';
 import { createToolbox, type Toolbox } from './tools.ts';
@@ -20,6 +20,8 @@ export interface RuntimeParts {
   /** The system prompt's estimated tokens. */
   systemTokens: number;
   scheduler: CompactionScheduler;
+  /** What the model accepted in each session: what an overflow report is weighed against. */
+  evidence: PromptEvidence;
   retrieval: boolean | RetrievalPolicy;
   maxToolRounds: number;
 }
@@ -47,6 +49,7 @@ export function createRuntimeParts(options: ChatRuntimeOptions): RuntimeParts {
     toolTokens,
     systemTokens,
     scheduler: new CompactionScheduler(ledger, options.compaction ?? {}, notify, toolTokens + systemTokens),
+    evidence: new PromptEvidence(),
     retrieval: options.retrieval === undefined || options.retrieval === true ? DEFAULT_RUNTIME_RETRIEVAL : options.retrieval,
     maxToolRounds: options.maxToolRounds ?? DEFAULT_MAX_TOOL_ROUNDS,
   };

@@ -3,7 +3,7 @@
 import type { AgentsLedger, BuiltContext, RetrievalPolicy } from '@agent-ledger/agents-ledger';
 import type { CompactionTurn, ContentBlock, NormalTurn } from '@agent-ledger/core';
 import type { EventsLedger } from '@agent-ledger/events-ledger';
-import type { CompactionNotice, CompactionPolicy, WindowLearnedNotice } from '@agent-ledger/runtime-kit';
+import type { CompactionNotice, CompactionPolicy, OverflowDoubt, WindowLearnedNotice } from '@agent-ledger/runtime-kit';
 import type { ChatModel, ToolDefinition } from './chat-model.ts';
 
 export interface RuntimeTool {
@@ -19,8 +19,16 @@ export interface RuntimeTool {
 export type RuntimeNotice =
   | CompactionNotice
   | { type: 'tool-call'; sessionId: string; name: string; input: unknown; isError: boolean }
-  /** A "prompt is too long" taught the session its real window; its settings were rescaled to fit. */
-  | WindowLearnedNotice;
+  /** A "prompt is too long" taught the session its real window, or an answered prompt undid that; its settings were rescaled. */
+  | WindowLearnedNotice
+  | OverflowDoubtedNotice;
+
+/** A "prompt is too long" contradicted what the model had accepted: nothing was learned, the prompt is sent again as it was. */
+export interface OverflowDoubtedNotice {
+  type: 'overflow-doubted';
+  sessionId: string;
+  doubt: OverflowDoubt;
+}
 
 export interface ChatRuntimeOptions {
   ledger: AgentsLedger;

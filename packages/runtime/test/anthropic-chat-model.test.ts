@@ -7,7 +7,7 @@ import type { LoopbackApi } from '@agent-ledger/loopback-api';
 import Anthropic from '@anthropic-ai/sdk';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createAnthropicChatModel, DEFAULT_CHAT_MODEL, type ModelRequest, type ToolDefinition } from '../src/index.ts';
-import { CHAT_MODEL, chatModel, overflowReply, Resources, rejection } from './helpers.ts';
+import { CHAT_MODEL, chatModel, overflowReply, Resources, rejection, until } from './helpers.ts';
 
 const resources = new Resources();
 afterEach(() => resources.close());
@@ -238,5 +238,27 @@ describe('failures', () => {
     const error = await rejection(chatModel(api, { timeoutMs: 200 }).respond(request()));
     expect(error).toBeInstanceOf(ModelError);
     expect(error.message).toContain('timed out');
+  });
+
+  it('ends a response that sends its headers and then nothing after timeoutMs of silence, retries it, then says so', async () => {
+    const api = await resources.server({ respond: () => ({ kind: 'stall', partialBody: '{"id": "msg_1", ' }) });
+    const error = await rejection(chatModel(api, { timeoutMs: 300, maxRetries: 1 }).respond(request()));
+    expect(error).toBeInstanceOf(ModelError);
+    expect(error.message).toBe(
+      `The model ${CHAT_MODEL} could not answer: the request timed out: the API sent its response headers, then nothing for 0.3 s (2 attempts ended so).`,
+    );
+    expect(api.requests).toHaveLength(2);
+    // Each silent response was closed, not left open: the server sees no request still pending.
+    await until(() => api.pending === 0);
+  });
+
+  it('answers from the retry when only the first response went silent; a count of tokens is bounded the same way', async () => {
+    const api = await resources.server();
+    api.enqueue({ kind: 'stall' }, { kind: 'stall', route: 'count_tokens' });
+    const model = chatModel(api, { timeoutMs: 300, maxRetries: 1 });
+    const reply = await model.respond(request());
+    expect(reply.content).toEqual([{ type: 'text', text: '(loopback) You said: Which port does the cache listen on?' }]);
+    expect(await model.countTokens?.(request())).toBeGreaterThan(0);
+    expect(api.requests.map((each) => each.route)).toEqual(['messages', 'messages', 'count_tokens', 'count_tokens']);
   });
 });

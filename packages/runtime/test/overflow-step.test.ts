@@ -5,7 +5,7 @@
 
 import { type AgentsLedger, providerPromptLimit } from '@agent-ledger/agents-ledger';
 import { ContextOverflowError, ModelError, type NormalTurn } from '@agent-ledger/core';
-import { CompactionScheduler, contextBudget } from '@agent-ledger/runtime-kit';
+import { CompactionScheduler, contextBudget, PromptEvidence } from '@agent-ledger/runtime-kit';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ChatModel, ModelReply, ModelRequest, RuntimeNotice } from '../src/index.ts';
 import { buildPrompt } from '../src/model-prompt.ts';
@@ -70,6 +70,7 @@ function stepDeps(ledger: AgentsLedger, sessionId: string, model: ChatModel, cou
   const deps: OverflowStepDeps = {
     ledger,
     scheduler: new CompactionScheduler(ledger, {}, notify),
+    evidence: new PromptEvidence(),
     notify,
     model,
     countTokensFirst,

@@ -3,6 +3,7 @@
 // ContextOverflowError and every turn kept. Real SDK against the loopback Messages API, whose
 // context window produces the API's own "prompt is too long: N tokens > M maximum".
 
+import type { AgentsLedger } from '@agent-ledger/agents-ledger';
 import { ContextOverflowError, type NormalTurn } from '@agent-ledger/core';
 import type { LoopbackApi, RecordedRequest } from '@agent-ledger/loopback-api';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -31,6 +32,11 @@ async function setup() {
   );
   const session = await newSession(ledger);
   return { api, ledger, runtime, session, notices };
+}
+
+/** Another runtime on the same ledger and API, as a new process would start: it has seen no answers. */
+function afresh(ledger: AgentsLedger, api: LoopbackApi, notices: RuntimeNotice[]) {
+  return resources.runtime(createChatRuntime({ ledger, model: chatModel(api), onNotice: (notice) => notices.push(notice) }));
 }
 
 function requestAt(api: LoopbackApi, index: number): RecordedRequest {
@@ -85,7 +91,10 @@ describe('a second overflow', () => {
     api.enqueue(overflowReply(210_000, 200_000), overflowReply(205_000, 200_000));
     const before = api.requests.length;
 
-    const error = await rejection(runtime.runTurn(session.id, 'What did we decide about the retry budget?'));
+    // A runtime that saw none of the answers (a new process) has no evidence against these figures and
+    // believes them (overflow-misreport.test.ts: the runtime that saw the answers sets them aside).
+    const restarted = afresh(ledger, api, notices);
+    const error = await rejection(restarted.runTurn(session.id, 'What did we decide about the retry budget?'));
     expect(error).toBeInstanceOf(ContextOverflowError);
     const overflow = error as ContextOverflowError;
     expect(overflow.code).toBe('CONTEXT_OVERFLOW');
@@ -113,13 +122,14 @@ describe('a second overflow', () => {
 
   // The overflow compaction is the head now; the error's advice (respond()) must still work.
   it('leaves a session that respond() can answer once the prompt fits, as the error advises', async () => {
-    const { api, ledger, runtime, session } = await setup();
+    const { api, ledger, runtime, session, notices } = await setup();
     await talk(runtime, session.id, 4);
     api.enqueue(overflowReply(210_000, 200_000), overflowReply(205_000, 200_000));
-    await expect(runtime.runTurn(session.id, 'What did we decide about the retry budget?')).rejects.toBeInstanceOf(
+    const restarted = afresh(ledger, api, notices);
+    await expect(restarted.runTurn(session.id, 'What did we decide about the retry budget?')).rejects.toBeInstanceOf(
       ContextOverflowError,
     );
-    const result = await runtime.respond(session.id);
+    const result = await restarted.respond(session.id);
     expect(result.userTurn).toMatchObject({ content: [{ type: 'text', text: 'What did we decide about the retry budget?' }] });
     expect(result.text).toBe('Noted.');
     expect(await ledger.doctor()).toEqual([]);

@@ -37,7 +37,8 @@ export const chatCommand: Command = {
     system: { type: 'string', description: 'system prompt placed before the summary', valueName: 'TEXT' },
     timeout: {
       type: 'string',
-      description: 'seconds each model request may take before it fails (default $NEXUS_MODEL_TIMEOUT, else 60)',
+      description:
+        'seconds a model request may wait for its answer, or go silent part-way through it, before it fails (default $NEXUS_MODEL_TIMEOUT, else 60)',
       valueName: 'SECONDS',
     },
     ...SETTINGS_OPTIONS,
@@ -195,7 +196,7 @@ async function finishChat(
   return { sessionId: final.id, headTurnId: final.headTurnId, turns, unanswered };
 }
 
-/** What the SDK waits for one model request unless --timeout or $NEXUS_MODEL_TIMEOUT says otherwise. */
+/** What one model request may wait (for its headers, and between bytes of its body) unless --timeout or $NEXUS_MODEL_TIMEOUT says otherwise. */
 const DEFAULT_TIMEOUT_SECONDS = 60;
 /** After this long without an answer the terminal says it is still waiting. */
 const QUIET_MS = 2000;
@@ -255,9 +256,24 @@ function printNotice(notice: RuntimeNotice, print: (line: string) => void): void
       return; // anti-thrash waits are routine; /context shows the state when asked
     case 'window-learned': {
       const { settings, calibration } = notice;
+      if (notice.trigger === 'accepted-prompt') {
+        print(
+          `· the model answered a prompt the learned window said it would refuse: this session's window is back to ${settings.contextWindow} tokens by this ledger's count ` +
+            `(the model counted ${calibration?.promptTokens ?? 'as many tokens as'} where the ledger estimated ${calibration?.estimatedTokens ?? 'them'})`,
+        );
+        return;
+      }
       print(
         `· the model said the prompt was too long: this session's window is now ${settings.contextWindow} tokens by this ledger's count ` +
           `(reserve ${settings.reserveTokens}, keep ${settings.keepRecentTokens}; the model counted ${calibration?.promptTokens} where the ledger estimated ${calibration?.estimatedTokens})`,
+      );
+      return;
+    }
+    case 'overflow-doubted': {
+      const { doubt } = notice;
+      print(
+        `· the model said the prompt was too long (${doubt.promptTokens} tokens${doubt.limitTokens === null ? '' : ` > ${doubt.limitTokens}`}), ` +
+          `which would leave a window of ${doubt.impliedWindowTokens} tokens, but it answered a prompt of ${doubt.acceptedTokens}: not believed, sent again as it was`,
       );
       return;
     }
