@@ -5,10 +5,9 @@
 
 import { type ContentBlock, ContextOverflowError, ModelError } from '@agent-ledger/core';
 import { overflowFromMessage } from '@agent-ledger/runtime-kit';
-import { type AnthropicClientOptions, createAnthropicClient, describeApiFailure } from '@agent-ledger/summarizers';
+import { type AnthropicClientOptions, createAnthropicClient, describeApiFailure, silenceLimit } from '@agent-ledger/summarizers';
 import Anthropic from '@anthropic-ai/sdk';
 import type { ChatModel, ModelReply, ModelRequest } from './chat-model.ts';
-import { silenceLimit } from './silence-limit.ts';
 
 export const DEFAULT_CHAT_MODEL = 'claude-sonnet-4-6';
 

@@ -10,6 +10,7 @@ export type { AnthropicSummarizerOptions } from './anthropic/anthropic-summarize
 export { createAnthropicSummarizer, DEFAULT_SUMMARY_MODEL } from './anthropic/anthropic-summarizer.ts';
 export type { CountableRequest, CountTokens } from './anthropic/anthropic-token-count.ts';
 export { createAnthropicTokenCount } from './anthropic/anthropic-token-count.ts';
+export { type SilenceLimit, silenceLimit } from './anthropic/silence-limit.ts';
 export type { SummaryRejection } from './anthropic/summary-guards.ts';
 export { clipSummary, isRefusal, rejectSummary } from './anthropic/summary-guards.ts';
 export { SUMMARY_SYSTEM_PROMPT, summaryUserMessage } from './anthropic/summary-prompt.ts';

@@ -9,6 +9,7 @@ import type Anthropic from '@anthropic-ai/sdk';
 import { createExtractiveSummarizer } from '../extractive/extractive-summarizer.ts';
 import type { SummarizeInput, SummarizeResult, Summarizer, SummarizerCall } from '../summarizer.ts';
 import { type AnthropicClientOptions, createAnthropicClient, describeApiFailure } from './anthropic-client.ts';
+import { silenceLimit } from './silence-limit.ts';
 import { clipSummary, rejectSummary } from './summary-guards.ts';
 import { SUMMARY_SYSTEM_PROMPT, summaryUserMessage } from './summary-prompt.ts';
 
@@ -112,14 +113,17 @@ type Attempt =
 
 async function callModel(client: Anthropic, model: string, input: SummarizeInput): Promise<Attempt> {
   try {
-    const message = await client.messages.create({
-      model,
-      max_tokens: Math.ceil(input.targetTokens * MAX_TOKENS_HEADROOM) + 64,
-      system: SUMMARY_SYSTEM_PROMPT,
-      messages: [
-        { role: 'user', content: summaryUserMessage(input, Math.max(20, Math.floor(input.targetTokens * WORDS_PER_TOKEN))) },
-      ],
-    });
+    const message = await client.messages.create(
+      {
+        model,
+        max_tokens: Math.ceil(input.targetTokens * MAX_TOKENS_HEADROOM) + 64,
+        system: SUMMARY_SYSTEM_PROMPT,
+        messages: [
+          { role: 'user', content: summaryUserMessage(input, Math.max(20, Math.floor(input.targetTokens * WORDS_PER_TOKEN))) },
+        ],
+      },
+      { middleware: [silenceLimit(client.timeout).middleware] },
+    );
     const text = (Array.isArray(message.content) ? message.content : [])
       .map((block) => (block.type === 'text' ? block.text : ''))
       .join('')

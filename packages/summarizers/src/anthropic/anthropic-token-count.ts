@@ -4,6 +4,7 @@
 
 import type Anthropic from '@anthropic-ai/sdk';
 import { type AnthropicClientOptions, createAnthropicClient } from './anthropic-client.ts';
+import { silenceLimit } from './silence-limit.ts';
 
 export interface CountableRequest {
   model: string;
@@ -18,12 +19,15 @@ export type CountTokens = (request: CountableRequest) => Promise<number>;
 export function createAnthropicTokenCount(options: AnthropicClientOptions = {}): CountTokens {
   const client = createAnthropicClient(options);
   return async (request) => {
-    const counted = await client.messages.countTokens({
-      model: request.model,
-      messages: request.messages,
-      ...(request.system ? { system: request.system } : {}),
-      ...(request.tools ? { tools: request.tools } : {}),
-    });
+    const counted = await client.messages.countTokens(
+      {
+        model: request.model,
+        messages: request.messages,
+        ...(request.system ? { system: request.system } : {}),
+        ...(request.tools ? { tools: request.tools } : {}),
+      },
+      { middleware: [silenceLimit(client.timeout).middleware] },
+    );
     return counted.input_tokens;
   };
 }
