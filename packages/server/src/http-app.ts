@@ -3,12 +3,15 @@
 // has no socket of its own: tests call `app.request`, start-http-server.ts puts it on one.
 
 import type { AgentsLedger } from '@agent-ledger/agents-ledger';
+import { HeadConflictError } from '@agent-ledger/core';
 import type { EventsLedger } from '@agent-ledger/events-ledger';
-import { Hono } from 'hono';
+import { type Context, Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { loopbackOnly, requireToken, sameOriginWrites } from './access-guard.ts';
 import { DEFAULT_MAX_BODY_BYTES } from './defaults.ts';
+import { HeadContention, type HeadContentionOptions } from './head-contention.ts';
 import { HttpError, respondWithError } from './http-errors.ts';
+import { INVALID_REQUEST, jsonRpcError } from './incoming-json-rpc.ts';
 import { openApiDocument } from './openapi.ts';
 import { mcpRoute } from './routes/mcp-route.ts';
 import { searchAndEventRoutes } from './routes/search-and-event-routes.ts';
@@ -35,6 +38,8 @@ export interface HttpAppOptions {
   logError?: (error: unknown) => void;
   /** Shared with the MCP server or tests; a new one by default. */
   signals?: SessionSignals;
+  /** How a 409 HEAD_CONFLICT's Retry-After is drawn and how long a winner's answer may wait (head-contention.ts). */
+  headContention?: HeadContentionOptions;
 }
 
 export function createHttpApp(options: HttpAppOptions): Hono {
@@ -46,6 +51,7 @@ export function createHttpApp(options: HttpAppOptions): Hono {
     ledger: options.ledger,
     events: options.events,
     signals: options.signals ?? new SessionSignals(),
+    contention: new HeadContention(options.headContention),
     stream: { pollIntervalMs: options.pollIntervalMs, heartbeatMs: options.heartbeatMs, shutdown: options.shutdown },
   };
 
@@ -55,17 +61,7 @@ export function createHttpApp(options: HttpAppOptions): Hono {
   if (options.token) app.use('/mcp', requireToken(options.token));
   app.use('/v1/*', sameOriginWrites());
   app.use('/mcp', sameOriginWrites());
-  const limit = () =>
-    bodyLimit({
-      maxSize: maxBodyBytes,
-      onError: (c) =>
-        respondWithError(
-          c,
-          new HttpError('BODY_TOO_LARGE', `The request body is over the limit of ${maxBodyBytes} bytes; send smaller batches.`),
-        ),
-    });
-  app.use('/v1/*', limit());
-  app.use('/mcp', limit());
+  limitBodies(app, maxBodyBytes);
 
   app.get('/v1/openapi.json', (c) => c.json(openApiDocument()));
   sessionRoutes(app, context);
@@ -94,6 +90,7 @@ export function createHttpApp(options: HttpAppOptions): Hono {
     );
   });
   app.onError((error, c) => {
+    if (HeadConflictError.isInstance(error)) askToRetryLater(c, context.contention.conflicted(error.sessionId));
     const response = respondWithError(c, error);
     if (response.status >= 500) logError(error);
     return response;
@@ -103,6 +100,47 @@ export function createHttpApp(options: HttpAppOptions): Hono {
     throw new HttpError('NOT_FOUND', `No viewer file at ${requestPath}.`);
   }
   return app;
+}
+
+/**
+ * A 409's wait, in whole seconds (Retry-After, which any HTTP client reads: 0 for the usual
+ * sub-second wait) and in milliseconds (Retry-After-Ms, which the OpenAI and Anthropic SDKs read;
+ * the jitter is only visible there).
+ */
+function askToRetryLater(context: Context, milliseconds: number): void {
+  context.header('Retry-After', String(Math.floor(milliseconds / 1000)));
+  context.header('Retry-After-Ms', String(milliseconds));
+}
+
+/** Bodies over the limit are refused before a route reads them, in the shape each kind of client reads. */
+function limitBodies(app: Hono, maxBodyBytes: number): void {
+  app.use(
+    '/v1/*',
+    bodyLimit({
+      maxSize: maxBodyBytes,
+      onError: (c) =>
+        respondWithError(
+          c,
+          new HttpError('BODY_TOO_LARGE', `The request body is over the limit of ${maxBodyBytes} bytes; send smaller batches.`),
+        ),
+    }),
+  );
+  // An MCP client reads JSON-RPC: the same refusal, said as a JSON-RPC error (id null: the body was not read).
+  app.use(
+    '/mcp',
+    bodyLimit({
+      maxSize: maxBodyBytes,
+      onError: (c) =>
+        c.json(
+          jsonRpcError(
+            null,
+            INVALID_REQUEST,
+            `Invalid Request: the request body is over the limit of ${maxBodyBytes} bytes; it was not read.`,
+          ),
+          413,
+        ),
+    }),
+  );
 }
 
 /** The methods some route of `app` answers at `path` (GET brings HEAD), for a 405's Allow header. */

@@ -2,6 +2,7 @@
 
 export { isLoopbackHost, tokensMatch } from './access-guard.ts';
 export { DEFAULT_HOST, DEFAULT_MAX_BODY_BYTES, DEFAULT_PORT } from './defaults.ts';
+export type { HeadContentionOptions } from './head-contention.ts';
 export { createHttpApp, type HttpAppOptions } from './http-app.ts';
 export { type ErrorBody, errorBody, HttpError, statusOf } from './http-errors.ts';
 export { createMcpServer, type McpServerOptions } from './mcp-server.ts';

@@ -172,11 +172,19 @@ const STATUS_TEXT: Record<number, string> = {
   401: 'Missing or wrong bearer token',
   404: 'Unknown id (SESSION_NOT_FOUND, TURN_NOT_FOUND, EVENT_NOT_FOUND, CLUSTER_NOT_FOUND) or no such route (NOT_FOUND)',
   403: 'FORBIDDEN_HOST (no token and not a loopback Host) or FORBIDDEN_ORIGIN (a write from another site)',
-  409: 'HEAD_CONFLICT: the head moved; the error carries `headTurnId`',
+  409: 'HEAD_CONFLICT: the head moved; the error carries `headTurnId`, Retry-After and Retry-After-Ms say when to retry',
   413: 'Body over the limit, or a turn over the session’s window (MESSAGE_TOO_LARGE)',
   415: 'UNSUPPORTED_MEDIA_TYPE: the body is not sent as application/json',
   422: 'Nothing to compact, or the compaction would not shrink the context',
   502: 'The summarizer failed; nothing was written',
+};
+
+/** What a 409 HEAD_CONFLICT asks its client to wait before retrying (head-contention.ts). */
+const RETRY_HEADERS = {
+  headers: {
+    'Retry-After': { description: 'Whole seconds to wait (0 for the usual sub-second wait)', schema: { type: 'integer' } },
+    'Retry-After-Ms': { description: 'Milliseconds to wait, jittered per response', schema: { type: 'integer' } },
+  },
 };
 
 function schemaOf(schema: z.ZodType): unknown {
@@ -204,7 +212,7 @@ function operation(route: RouteDoc): Record<string, unknown> {
   // Every write is also guarded by origin and content type (access-guard.ts).
   const guarded = route.method === 'post' ? [403, 415] : [];
   for (const code of [400, 401, 413, ...guarded, ...(route.errors ?? [])])
-    responses[code] = { description: STATUS_TEXT[code] ?? 'Error', ...errorResponse };
+    responses[code] = { description: STATUS_TEXT[code] ?? 'Error', ...errorResponse, ...(code === 409 ? RETRY_HEADERS : {}) };
   return {
     summary: route.summary,
     ...(parameters.length > 0 ? { parameters } : {}),

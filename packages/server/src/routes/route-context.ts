@@ -1,7 +1,9 @@
-// What every route module gets: the two ledgers and the signals that wake live streams.
+// What every route module gets: the two ledgers, the signals that wake live streams, and the
+// per-session record of head conflicts that keeps retrying writers fair.
 
 import type { AgentsLedger } from '@agent-ledger/agents-ledger';
 import type { EventsLedger } from '@agent-ledger/events-ledger';
+import type { HeadContention } from '../head-contention.ts';
 import type { SessionSignals } from '../session-signals.ts';
 import type { StreamOptions } from '../session-stream.ts';
 
@@ -9,5 +11,6 @@ export interface RouteContext {
   ledger: AgentsLedger;
   events: EventsLedger;
   signals: SessionSignals;
+  contention: HeadContention;
   stream: Pick<StreamOptions, 'pollIntervalMs' | 'heartbeatMs' | 'shutdown'>;
 }

@@ -7,7 +7,7 @@ import { compactBody, createSessionBody, listSessionsQuery, pickAppendTurnsBody 
 import { streamSession } from '../session-stream.ts';
 import type { RouteContext } from './route-context.ts';
 
-export function sessionRoutes(app: Hono, { ledger, signals, stream }: RouteContext): void {
+export function sessionRoutes(app: Hono, { ledger, signals, stream, contention }: RouteContext): void {
   app.post('/v1/sessions', async (context) => {
     const input = await readJsonBody(context, createSessionBody);
     return context.json(await ledger.createSession(input), 201);
@@ -46,6 +46,8 @@ export function sessionRoutes(app: Hono, { ledger, signals, stream }: RouteConte
     if (expectedHeadTurnId !== undefined) inputs[0] = { ...(inputs[0] as AppendTurnInput), expectedHeadTurnId };
     const turns = await ledger.appendTurns(sessionId, inputs);
     signals.publish({ type: 'head', sessionId, headTurnId: turns.at(-1)?.id ?? null });
+    // Written; the answer waits while clients that got a 409 on this session retry (head-contention.ts).
+    await contention.settled(sessionId);
     return context.json({ turns, headTurnId: turns.at(-1)?.id ?? null }, 201);
   });
 
@@ -54,6 +56,7 @@ export function sessionRoutes(app: Hono, { ledger, signals, stream }: RouteConte
     const options = await readJsonBody(context, compactBody);
     const compaction = await ledger.compact(sessionId, { ...options, trigger: 'manual' });
     signals.publish({ type: 'compaction', sessionId, turnId: compaction.id });
+    await contention.settled(sessionId);
     return context.json(compaction, 201);
   });
 
