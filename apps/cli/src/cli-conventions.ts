@@ -69,6 +69,11 @@ const LIBRARY_TO_CLI: ReadonlyArray<readonly [string, string]> = [
   ['topics(sessionId) lists topic ids', '`nexus topics <session>` lists topic ids'],
   ['as checkpoint() returns it', 'as `nexus events checkpoint` prints it'],
   ["the events ledger's verify()", '`nexus events verify`'],
+  [
+    'Open it once for writing where it may be written',
+    'Run a command that writes to it (a hook, `nexus import <file>`) where it may be written: that migrates it',
+  ],
+  ['(opening it to write makes it one)', '(a command that writes makes it one)'],
 ];
 
 /** What the library says in its own terms (listSessions(), mustExist), said as CLI commands. */
@@ -82,14 +87,25 @@ function inCliTerms(error: LedgerError): string {
     case 'EVENT_NOT_FOUND':
       return `No event with id "${fields.eventId}". \`nexus events list --channel C\` lists a channel's events.`;
     case 'DATABASE_NOT_FOUND':
+      // Where something else is at the path, a write refuses it too: only a missing file gets the hint.
+      if (fields.reason !== undefined)
+        return `${saidAsCommands(databaseNotFoundReason(fields.path ?? '', fields.reason))} Check the path (--db or $NEXUS_DB).`;
       return (
         `${databaseNotFoundReason(fields.path ?? '', fields.reason)} Check the path (--db or $NEXUS_DB); ` +
         'a command that writes (`nexus session create`, `nexus import <file>`) creates a new ledger.'
       );
     default:
-      return LIBRARY_TO_CLI.reduce((message, [library, cli]) => message.replace(library, cli), error.message);
+      return saidAsCommands(error.message);
   }
 }
+
+function saidAsCommands(message: string): string {
+  return LIBRARY_TO_CLI.reduce((text, [library, cli]) => text.replace(library, cli), message);
+}
+
+/** The library's recovery advice for a damaged ledger starts here; the CLI gives its own (recoveryAdvice). */
+const LIBRARY_RECOVERY = 'Keep the file as it is and recover into a new one:';
+const DAMAGED_LEDGER = /^The ledger at (.+?) is damaged: /;
 
 /** An error's message as a CLI user should read it. */
 export function messageForCli(error: LedgerError, database: { path: string; given: boolean }, flags: readonly string[]): string {
@@ -99,5 +115,22 @@ export function messageForCli(error: LedgerError, database: { path: string; give
       if (flags.includes(flag.slice(2))) message = message.replace(new RegExp(`\\b${field}\\b`, 'g'), flag);
     }
   }
-  return withDatabaseInHints(message, database);
+  const recovery = message.indexOf(LIBRARY_RECOVERY);
+  if (recovery < 0) return withDatabaseInHints(message, database);
+  // Its commands name the damaged file themselves (a copy's source is not --db), so no --db is added.
+  const file = DAMAGED_LEDGER.exec(message)?.[1] ?? database.path;
+  return `${withDatabaseInHints(message.slice(0, recovery), database)}${recoveryAdvice(file)}`;
+}
+
+/** What to do about a damaged SQLite ledger file, as commands to paste. */
+export function recoveryAdvice(file: string): string {
+  const quoted = shellQuote(file);
+  return (
+    'Keep the file as it is and recover into a new one: ' +
+    `\`sqlite3 ${quoted} .dump | sed 's/^ROLLBACK; -- due to errors$/COMMIT;/' | sqlite3 recovered.db\` copies every ` +
+    'row SQLite can still read (a dump of a damaged file ends in ROLLBACK: the sed keeps what was read); ' +
+    '`nexus doctor --db recovered.db` then lists what is missing, and `nexus events verify --checkpoint FILE --db recovered.db`, ' +
+    `with a checkpoint kept elsewhere, which events were lost. \`nexus copy --from ${quoted} --to recovered.db\` copies ` +
+    'the ledger instead when its rows still read (damage in an index, say).'
+  );
 }

@@ -1,7 +1,6 @@
 // The `nexus` entry point: picks the command, opens the ledger, prints the result, and turns
 // errors into one line on stderr (and an error object on stdout with --json) and an exit code.
 
-import { accessSync, constants, existsSync } from 'node:fs';
 import { LedgerError } from '@agent-ledger/core';
 import manifest from '../package.json' with { type: 'json' };
 import {
@@ -15,10 +14,10 @@ import {
   UsageError,
 } from './arguments.ts';
 import { commandLine, hoistGlobalOptions, messageForCli } from './cli-conventions.ts';
-import { ALREADY_WRITTEN, type CommandIo } from './command.ts';
+import { ALREADY_WRITTEN, type Command, type CommandIo } from './command.ts';
 import { COMMANDS } from './commands/index.ts';
 import type { MainIo } from './main-io.ts';
-import type { CommandLedgers } from './open-ledgers.ts';
+import type { CommandLedgers, LedgerUse } from './open-ledgers.ts';
 import { closest } from './suggest.ts';
 
 /** The CLI's version: the package's, as npm installed it. */
@@ -63,13 +62,13 @@ export async function main(givenArgv: string[], io: MainIo = processIo): Promise
     const json = options.json === true;
     const dbPath = (typeof options.db === 'string' ? options.db : undefined) ?? io.env.NEXUS_DB ?? './nexus.db';
     database = { path: dbPath, given: typeof options.db === 'string' };
-    // A command that only reads never creates a ledger (a typo would give an empty one that answers
-    // "ok" and "no match"), and opens a file it may not write read-only. Checked when the command
-    // opens the ledger, so a usage mistake is still reported as one.
-    const openAs = () => (command.readsOnly ? readOnlyOpening(dbPath) : {});
     // Loaded only now: help and usage mistakes never load a ledger (or its engine).
-    const { commandLedgers } = await import('./open-ledgers.ts');
-    const opened = commandLedgers(dbPath, openAs);
+    const { commandLedgers, ledgerOpening } = await import('./open-ledgers.ts');
+    // A command that only reads never creates a ledger (a typo would give an empty one that answers
+    // "ok" and "no match") and never writes to the file; a write refuses a file that is not a
+    // healthy ledger. Decided when the command opens the ledger, so a usage mistake is still
+    // reported as one, and a command that never opens it (`hooks install`) is not refused.
+    const opened = commandLedgers(dbPath, () => ledgerOpening(dbPath, ledgerUse(command)));
     ledgers = opened;
     const commandIo: CommandIo = {
       print: (line = '') => {
@@ -144,18 +143,12 @@ function withoutCommand(argv: string[], io: MainIo, wantsJson: boolean): number 
   return fail(io, new UsageError(`unknown command "${typed}".${hint} ${list}.`), { json: wantsJson });
 }
 
-/**
- * How a read-only command opens the file: it must already be a ledger (openLedgerStore refuses a
- * missing, empty or foreign file), and read-only when it may not be written.
- */
-function readOnlyOpening(dbPath: string): { mustExist: true; readonly?: true } {
-  if (dbPath === ':memory:' || !existsSync(dbPath)) return { mustExist: true };
-  try {
-    accessSync(dbPath, constants.W_OK);
-    return { mustExist: true };
-  } catch {
-    return { mustExist: true, readonly: true };
-  }
+/** Commands that only read but run FTS5's integrity-check, which needs a connection that may write. */
+const CHECKS_SEARCH_INDEXES = new Set(['doctor']);
+
+function ledgerUse(command: Command): LedgerUse {
+  if (!command.readsOnly) return 'write';
+  return CHECKS_SEARCH_INDEXES.has(command.path.join(' ')) ? 'check' : 'read';
 }
 
 /** How a failure is reported: as JSON too, and in the terms of the command that failed. */

@@ -198,7 +198,7 @@ describe('the events chain tail is anchored by a checkpoint', () => {
     writeFileSync(file, '{"channels": 3}');
     const run = await runCli(['events', 'verify', '--db', temp.dbPath, '--checkpoint', file]);
     expect(run.code).toBe(1);
-    expect(run.stderr).toContain('not an events checkpoint');
+    expect(run.stderr).toContain(`${file} is not a checkpoint`);
   });
 });
 

@@ -104,7 +104,7 @@ describe.skipIf(!server)('PostgreSQL migrations', () => {
     });
   });
 
-  it('migration 0004 gives an older ledger\'s turns the hashes an append gives them today, once', async () => {
+  it("migration 0004 gives an older ledger's turns the hashes an append gives them today, once", async () => {
     const url = await freshPostgresDatabase(server as string, 'turnhash');
     let store = openPostgresStore(url);
     await store.insertSession(sessionRecord('s'));
@@ -115,9 +115,7 @@ describe.skipIf(!server)('PostgreSQL migrations', () => {
     await appendRows(store, 'f', line[2] ?? null, [turnRecord('f-3', 'f', line[2] ?? null)]);
     await store.close();
     const hashes = (client: pg.Client) =>
-      client
-        .query<{ id: string; hash: string | null }>('SELECT id, hash FROM agent_turns ORDER BY id')
-        .then(({ rows }) => rows);
+      client.query<{ id: string; hash: string | null }>('SELECT id, hash FROM agent_turns ORDER BY id').then(({ rows }) => rows);
     const written = await withClient(url, hashes);
     expect(written.every((row) => row.hash?.length === 64)).toBe(true);
     // Back to before 0004: no hash column, the old trigger, 0004 not applied.

@@ -6,6 +6,7 @@
 import type { AppendEvents, AppendedEventRecord, EventPageQuery, EventRecord, EventStore, EventTail } from '@agent-ledger/store';
 import { checkSealed } from '@agent-ledger/store';
 import type Database from 'better-sqlite3';
+import { fts5IndexProblem } from './fts5-integrity.ts';
 import { chunks, placeholders, type SqliteConnection, type Synchronous } from './sqlite-connection.ts';
 
 const EVENT_COLUMNS =
@@ -157,15 +158,6 @@ function eventChannels(connection: SqliteConnection): string[] {
   );
 }
 
-function checkEventSearchIndex(connection: SqliteConnection): string | null {
-  try {
-    connection.statement("INSERT INTO events_fts (events_fts, rank) VALUES ('integrity-check', 1)").run();
-    return null;
-  } catch (error) {
-    return (error as Error).message;
-  }
-}
-
 export function eventQueries(connection: SqliteConnection): Synchronous<EventStore> {
   const statements = appendStatements(connection);
   const append = appendTransaction(connection, statements);
@@ -176,6 +168,7 @@ export function eventQueries(connection: SqliteConnection): Synchronous<EventSto
     eventAtSeq: (channel, seq) => eventAtSeq(connection, channel, seq),
     channelTail: (channel) => statements.tailOf.get(channel) as EventTail | undefined,
     eventChannels: () => eventChannels(connection),
-    checkEventSearchIndex: () => checkEventSearchIndex(connection),
+    // FTS5's check on any connection, a read-only one included (fts5-integrity.ts).
+    checkEventSearchIndex: () => fts5IndexProblem(connection.sqlite, ['events_fts']),
   };
 }

@@ -1,8 +1,11 @@
 // Doctor's scans on SQLite: compactions and tool-calling turns in (session_id, depth) order, paged
 // by a row-value comparison on the unique (session_id, depth) index, FTS5's own integrity check of
-// the turns' search index, and SQLite's quick_check of the whole file.
+// the turns' search indexes (fts5-integrity.ts, which works on a read-only connection too), and
+// SQLite's quick_check of the whole file.
 
 import type { CompactionPointers, LinePosition, MaintenanceStore, ToolCallingTurn } from '@agent-ledger/store';
+import { fts5IndexProblem } from './fts5-integrity.ts';
+import { isDamage } from './ledger-refusals.ts';
 import { chunks, parseJson, placeholders, type SqliteConnection, type Synchronous } from './sqlite-connection.ts';
 
 /** The keyset bounds of a page: rows after `after`, or from the start. */
@@ -15,21 +18,18 @@ export function maintenanceQueries(connection: SqliteConnection): Synchronous<Ma
   const { sqlite, statement } = connection;
   return {
     checkStorageIntegrity: () => {
-      // At most this many findings: a badly damaged file would list every page.
-      const findings = (sqlite.pragma('quick_check(20)') as Array<{ quick_check: string }>).map((row) => row.quick_check);
-      return findings.length === 1 && findings[0] === 'ok' ? null : findings.join('; ');
-    },
-    checkTurnSearchIndex: () => {
-      // Normal turns and compaction summaries each have an index (migration 0012); both must match their rows.
-      for (const index of ['turns_fts', 'compactions_fts']) {
-        try {
-          statement(`INSERT INTO ${index} (${index}, rank) VALUES ('integrity-check', 1)`).run();
-        } catch (error) {
-          return `${index}: ${(error as Error).message}; rebuild it with INSERT INTO ${index}(${index}) VALUES ('rebuild')`;
-        }
+      try {
+        // At most this many findings: a badly damaged file would list every page.
+        const findings = (sqlite.pragma('quick_check(20)') as Array<{ quick_check: string }>).map((row) => row.quick_check);
+        return findings.length === 1 && findings[0] === 'ok' ? null : findings.join('; ');
+      } catch (error) {
+        // Some damage stops the check itself (a page that is not a B-tree page at all): that is its finding.
+        if (isDamage(error)) return (error as Error).message;
+        throw error;
       }
-      return null;
     },
+    // Normal turns and compaction summaries each have an index (migration 0012); both must match their rows.
+    checkTurnSearchIndex: () => fts5IndexProblem(sqlite, ['turns_fts', 'compactions_fts']),
     compactionPointers: ({ after, limit }) => {
       const rows = statement(
         'SELECT c.id, c.session_id AS sessionId, c.depth, c.summarized_through_turn_id AS summarizedThroughTurnId, ' +

@@ -5,7 +5,6 @@
 
 import { StorageError } from '@agent-ledger/core';
 import { CLOSED, type LedgerStore, type StoreOperations } from '@agent-ledger/store';
-import { backfillTurnHashes } from './backfill-turn-hashes.ts';
 import { fromDriverError } from './driver-errors.ts';
 import { eventQueries } from './event-queries.ts';
 import { forestQueries } from './forest-queries.ts';
@@ -65,15 +64,6 @@ function asynchronous(operations: Synchronous<StoreOperations>, before: () => Pr
 
 export function openSqliteStore(options: OpenSqliteStoreOptions): LedgerStore {
   const database = openDatabase(options);
-  // Turns written before the hash chain existed get their hashes from the first writer (0014).
-  if (!options.readonly) {
-    try {
-      backfillTurnHashes(database.sqlite);
-    } catch (error) {
-      database.close();
-      throw fromDriverError(error);
-    }
-  }
   const connection = createConnection(database.sqlite, database.db);
   const operations = synchronousOperations(connection);
   const lock = new WriteLock();

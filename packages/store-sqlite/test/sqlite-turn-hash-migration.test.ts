@@ -81,7 +81,9 @@ describe('migration 0014: the turns of an older ledger get their hashes', () => 
         "INSERT INTO agent_sessions (id, context_window, reserve_tokens, keep_recent_tokens, created_at) VALUES ('s', 100, 10, 10, 1);" +
           "INSERT INTO agent_turns (id, session_id, depth, role, content, token_count, timestamp, cumulative_tokens) VALUES ('t', 's', 0, 'user', '[]', 1, 1, 1);",
       );
-      expect(() => sqlite.prepare("UPDATE agent_turns SET hash = 'h1', role = 'assistant' WHERE id = 't'").run()).toThrow(/append-only/);
+      expect(() => sqlite.prepare("UPDATE agent_turns SET hash = 'h1', role = 'assistant' WHERE id = 't'").run()).toThrow(
+        /append-only/,
+      );
       sqlite.prepare("UPDATE agent_turns SET hash = 'h1' WHERE id = 't'").run();
       expect(() => sqlite.prepare("UPDATE agent_turns SET hash = 'h2' WHERE id = 't'").run()).toThrow(/append-only/);
       expect(() => sqlite.prepare("UPDATE agent_turns SET content = '[1]' WHERE id = 't'").run()).toThrow(/append-only/);

@@ -7,7 +7,15 @@ import { StoreEngineMissingError } from './store-errors.ts';
 
 /** What the SQLite engine's package exports that this loader uses. */
 export interface SqliteEngineModule {
-  openSqliteStore(options: { path: string; readonly?: boolean; mustExist?: boolean; busyTimeoutMs?: number }): LedgerStore;
+  openSqliteStore(options: {
+    path: string;
+    readonly?: boolean;
+    mustExist?: boolean;
+    busyTimeoutMs?: number;
+    inspect?: boolean;
+    upgrade?: boolean;
+    checkIntegrity?: boolean;
+  }): LedgerStore;
 }
 
 /** What the PostgreSQL engine's package exports that this loader uses. */

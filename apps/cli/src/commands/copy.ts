@@ -43,8 +43,9 @@ export const copyCommand: Command = {
     ]);
     const progress = startCopyProgress(io, progressBar);
     try {
-      // The source must be a ledger already (a typo must not create an empty one and copy nothing).
-      source = openLedgerStore(from, { mustExist: true });
+      // The source must be a ledger already (a typo must not create an empty one and copy nothing),
+      // and is only read: a read-only file copies; an older one is brought up to date first.
+      source = openLedgerStore(from, { readonly: true, upgrade: true });
       target = openLedgerStore(to);
       const copied = await copyLedger(source, target, { onProgress: progress.update });
       progress.stop();

@@ -1,9 +1,10 @@
 // `nexus search` and `nexus doctor`.
 
 import type { Problem, TurnHit } from '@agent-ledger/agents-ledger';
-import type { Role, TurnType } from '@agent-ledger/core';
+import { DatabaseNotFoundError, LedgerError, type Role, type TurnType } from '@agent-ledger/core';
 import type { EventHit } from '@agent-ledger/events-ledger';
 import { integerOption, stringOption, timeOption, UsageError } from '../arguments.ts';
+import { recoveryAdvice } from '../cli-conventions.ts';
 import type { Command } from '../command.ts';
 import { clip } from '../render.ts';
 
@@ -163,33 +164,47 @@ function decodeMergedCursor(cursor: string | undefined): { turns: string | undef
 export const doctorCommand: Command = {
   path: ['doctor'],
   readsOnly: true,
-  summary: 'Check the database: SQLite integrity, search indexes, compaction and forest invariants, event hash chains.',
+  summary:
+    'Check the database: SQLite integrity, search indexes, compaction and forest invariants, turn and event hash chains, session heads.',
   arguments: [],
   options: {},
   details:
-    'Reports problems and exits 1 when there are any; repairs nothing. Warnings (a tool call that was never answered, say) are listed but do not fail the check.',
-  async run({ io, openLedger, openEventsLedger }) {
+    'Reports problems and exits 1 when there are any; repairs nothing and writes nothing. Warnings (a tool call that was ' +
+    'never answered, say) are listed but do not fail the check. On a damaged file, a check that cannot read what it ' +
+    'needs is a finding too, and the checks after it still run.',
+  async run({ io, openLedger, openEventsLedger, dbPath }) {
     const ledger = openLedger();
     const events = openEventsLedger();
     const problems: Problem[] = [];
     // The engine's own check of its files (SQLite: PRAGMA quick_check); null when it finds nothing.
     const storage = await ledger.checkStorage();
-    if (storage.problem !== null)
+    const damaged = storage.problem !== null;
+    if (damaged)
       problems.push({
         code: 'SQLITE_INTEGRITY',
-        message: `${engineName(storage.engine)} integrity check: ${storage.problem}`,
+        message: `${engineName(storage.engine)} integrity check: ${storage.problem}. ${damageAdvice(storage.engine, dbPath)}`,
         ids: [],
       });
-    problems.push(...(await ledger.doctor()));
-    const eventIndex = await events.checkSearchIndex();
+    // On a damaged file any later check may stop on a page it cannot read: each is then a finding.
+    const attempt = async <T>(what: string, check: () => Promise<T>): Promise<T | null> => {
+      try {
+        return await check();
+      } catch (error) {
+        if (!damaged || !LedgerError.isInstance(error) || DatabaseNotFoundError.isInstance(error)) throw error;
+        problems.push({ code: 'STORAGE_CORRUPT', message: `${what} stopped on the damaged file: ${error.message}`, ids: [] });
+        return null;
+      }
+    };
+    problems.push(...((await attempt('The compaction, forest and turn checks', () => ledger.doctor())) ?? []));
+    const eventIndex = await attempt('The event search index check', () => events.checkSearchIndex());
     if (eventIndex)
       problems.push({
         code: 'SEARCH_INDEX_MISMATCH',
         message: `The event search index does not match the events (${eventIndex}).`,
         ids: [],
       });
-    const chain = await events.verify();
-    if (!chain.ok && chain.firstBroken) {
+    const chain = await attempt('The event chain check', () => events.verify());
+    if (chain && !chain.ok && chain.firstBroken) {
       const broken = chain.firstBroken;
       problems.push({
         code: 'EVENT_CHAIN_BROKEN',
@@ -199,7 +214,9 @@ export const doctorCommand: Command = {
     }
     const errors = problems.filter((problem) => problem.severity !== 'warning');
     if (errors.length === 0)
-      io.print(`ok: integrity, search indexes, compactions, topic forests and ${chain.checked} event links checked`);
+      io.print(
+        `ok: integrity, search indexes, compactions, topic forests, turn hash chains and heads, and ${chain?.checked ?? 0} event links checked`,
+      );
     for (const problem of problems) {
       const label = problem.severity === 'warning' ? 'warning ' : '';
       io.print(`${label}${problem.code}: ${problem.message}${problem.ids.length ? ` [${problem.ids.join(', ')}]` : ''}`);
@@ -208,3 +225,9 @@ export const doctorCommand: Command = {
     return { ok: errors.length === 0, problems };
   },
 };
+
+/** What to do about a damaged database, as commands to paste. */
+function damageAdvice(engine: string, dbPath: string): string {
+  if (engine === 'sqlite') return `Stop writing to it. ${recoveryAdvice(dbPath)}`;
+  return 'Restore the database from a backup; `nexus copy` copies what still reads into a new one.';
+}

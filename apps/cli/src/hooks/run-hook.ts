@@ -112,7 +112,7 @@ function hookOptions(argv: string[], env: Record<string, string | undefined>): H
   return {
     tool: tool as HookTool,
     event: event as HookEvent,
-    db: flag('db') ?? (env.NEXUS_DB || path.join(nexusHome(env), 'ledger.db')),
+    db: flag('db') || env.NEXUS_DB || path.join(nexusHome(env), 'ledger.db'),
     maxChars: Number.isInteger(maxChars) && maxChars > 0 ? maxChars : DEFAULT_RECALL_CHARS,
     log: flag('log') ?? defaultHookLog(env),
     // The prompt path answers in a few seconds whatever happens; the rest may take their time.
