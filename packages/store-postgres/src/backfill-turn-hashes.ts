@@ -5,7 +5,7 @@
 // is read so a child finds its parent's new hash through the join. A hash missing after that is
 // never filled in: it is evidence that someone erased it, which doctor reports.
 
-import { turnHash } from '@agent-ledger/store';
+import { hashesInOrder } from '@agent-ledger/store';
 import type pg from 'pg';
 import { HASHED_TURN_COLUMNS, hashedTurnFromRow } from './turn-chain-queries.ts';
 
@@ -27,24 +27,10 @@ export async function backfillTurnHashes(client: pg.PoolClient): Promise<number>
       `SELECT ${HASHED_TURN_COLUMNS} FROM agent_turns t LEFT JOIN agent_turns p ON p.id = t.parent_turn_id WHERE t.id = ANY($1::text[])`,
       [chunk],
     );
-    const byId = new Map(rows.map((row) => [row.id as string, hashedTurnFromRow(row)]));
-    // A parent hashed in this same chunk is not visible through the join yet.
-    const inChunk = new Map<string, string>();
-    const ids: string[] = [];
-    const hashes: string[] = [];
-    for (const id of chunk) {
-      const found = byId.get(id);
-      if (!found) continue;
-      const { turn, parentHash, eventIds } = found;
-      const parent = turn.parentTurnId === null ? null : (inChunk.get(turn.parentTurnId) ?? parentHash);
-      const value = turnHash({ turn, parentHash: parent, eventIds });
-      inChunk.set(id, value);
-      ids.push(id);
-      hashes.push(value);
-    }
+    const made = hashesInOrder(rows.map(hashedTurnFromRow), chunk);
     await client.query(
       'UPDATE agent_turns t SET hash = v.hash FROM unnest($1::text[], $2::text[]) AS v (id, hash) WHERE t.id = v.id AND t.hash IS NULL',
-      [ids, hashes],
+      [made.map((each) => each.id), made.map((each) => each.hash)],
     );
   }
   await client.query('DROP TABLE turn_hashes_pending');

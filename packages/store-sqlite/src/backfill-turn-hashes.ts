@@ -6,7 +6,7 @@
 // meanwhile waits on the write lock and then finds nothing left to do. A hash missing after that is
 // never filled in: it is evidence that someone erased it, which doctor reports.
 
-import { turnHash } from '@agent-ledger/store';
+import { hashesInOrder } from '@agent-ledger/store';
 import type Database from 'better-sqlite3';
 import { chunks, placeholders } from './sqlite-connection.ts';
 import { HASHED_TURN_COLUMNS, hashedTurnFromRow } from './turn-chain-queries.ts';
@@ -29,18 +29,7 @@ export function backfillTurnHashes(sqlite: Database.Database): number {
             `WHERE t.id IN (${placeholders(chunk.length)})`,
         )
         .all(...chunk) as Array<Record<string, unknown>>;
-      const byId = new Map(rows.map((row) => [row.id as string, hashedTurnFromRow(row)]));
-      // A parent hashed in this same chunk is not visible through the join yet.
-      const inChunk = new Map<string, string>();
-      for (const id of chunk) {
-        const found = byId.get(id);
-        if (!found) continue;
-        const { turn, parentHash, eventIds } = found;
-        const parent = turn.parentTurnId === null ? null : (inChunk.get(turn.parentTurnId) ?? parentHash);
-        const value = turnHash({ turn, parentHash: parent, eventIds });
-        inChunk.set(id, value);
-        write.run(value, id);
-      }
+      for (const { id, hash } of hashesInOrder(rows.map(hashedTurnFromRow), chunk)) write.run(hash, id);
     }
     sqlite.exec('DROP TABLE turn_hashes_pending');
     return order.length;

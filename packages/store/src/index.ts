@@ -61,7 +61,7 @@ export type {
 } from './search-store.ts';
 export { checkSealed, DatabaseBusyError, StoreEngineMissingError } from './store-errors.ts';
 export type { HashedTurnRow, SessionHeadRow, SessionPage, TurnChainStore } from './turn-chain-store.ts';
-export { TURN_HASH_VERSION, type TurnHashInput, turnHash } from './turn-hash.ts';
+export { hashesInOrder, TURN_HASH_VERSION, type TurnHashInput, turnHash } from './turn-hash.ts';
 export type {
   AppendOutcome,
   AppendToSession,

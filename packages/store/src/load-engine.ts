@@ -3,19 +3,12 @@
 // install, so it gets an error that says which package, not a raw ERR_MODULE_NOT_FOUND.
 
 import type { LedgerStore } from './ledger-store.ts';
+import type { OpenLedgerStoreOptions } from './open-options.ts';
 import { StoreEngineMissingError } from './store-errors.ts';
 
 /** What the SQLite engine's package exports that this loader uses. */
 export interface SqliteEngineModule {
-  openSqliteStore(options: {
-    path: string;
-    readonly?: boolean;
-    mustExist?: boolean;
-    busyTimeoutMs?: number;
-    inspect?: boolean;
-    upgrade?: boolean;
-    checkIntegrity?: boolean;
-  }): LedgerStore;
+  openSqliteStore(options: { path: string } & Omit<OpenLedgerStoreOptions, 'poolSize'>): LedgerStore;
 }
 
 /** What the PostgreSQL engine's package exports that this loader uses. */

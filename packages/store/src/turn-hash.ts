@@ -9,6 +9,7 @@
 import { hash } from 'node:crypto';
 import { canonicalJson } from '@agent-ledger/core';
 import type { TurnRecord } from './records.ts';
+import type { HashedTurnRow } from './turn-chain-store.ts';
 
 /** Bumped if the hashed text ever changes, so a verifier knows which rule a hash was made by. */
 export const TURN_HASH_VERSION = 1;
@@ -53,4 +54,25 @@ export function turnHash({ turn, parentHash, eventIds }: TurnHashInput): string 
     eventIds: eventIds.length < 2 ? eventIds : [...new Set(eventIds)].sort(),
   };
   return hash('sha256', canonicalJson(hashed, 'turn'), 'hex');
+}
+
+/**
+ * The hashes of `rows` (each read with its parent's stored hash), made in `order` (parents before
+ * children): what filling in a migrated ledger's hashes computes, a chunk at a time. A parent hashed
+ * earlier in the same chunk has no stored hash yet, so its new one is used.
+ */
+export function hashesInOrder(rows: readonly HashedTurnRow[], order: readonly string[]): Array<{ id: string; hash: string }> {
+  const byId = new Map(rows.map((row) => [row.turn.id, row]));
+  const made = new Map<string, string>();
+  const hashes: Array<{ id: string; hash: string }> = [];
+  for (const id of order) {
+    const row = byId.get(id);
+    if (!row) continue;
+    const { turn, parentHash, eventIds } = row;
+    const parent = turn.parentTurnId === null ? null : (made.get(turn.parentTurnId) ?? parentHash);
+    const value = turnHash({ turn, parentHash: parent, eventIds });
+    made.set(id, value);
+    hashes.push({ id, hash: value });
+  }
+  return hashes;
 }
