@@ -16,6 +16,10 @@ export interface ScoredQuestion extends QuestionMetrics {
   mode: Mode;
   /** The turn the context was built at; null when the question came before every turn. */
   turnId: string | null;
+  /** Tokens of the context as sent (the ledger's count; 0 for an empty context). */
+  tokens: number;
+  /** The budget as a share of the conversation's length in tokens (can pass 1 on a short one). */
+  budgetShare: number;
 }
 
 export interface ResultRow {
@@ -29,6 +33,12 @@ export interface ResultRow {
   atr: number | null;
   er_all: number | null;
   er_frac: number | null;
+  /** Answer containment (SQuAD-normalised answer in the context), over questions with an answer. */
+  containment: number | null;
+  /** Mean tokens of the contexts sent. */
+  tokens: number | null;
+  /** Mean of budget / conversation tokens. */
+  budget_share: number | null;
 }
 
 export interface ImportCost {
@@ -50,7 +60,7 @@ export interface CostRow {
 }
 
 /** "all" first, then the categories in alphabetical order. */
-export function categoriesOf(scores: readonly ScoredQuestion[]): string[] {
+export function categoriesOf(scores: ReadonlyArray<{ category: string }>): string[] {
   return [ALL_CATEGORIES, ...[...new Set(scores.map((score) => score.category))].sort()];
 }
 
@@ -85,6 +95,9 @@ export function aggregateRows(
             atr: meanOf(group.map((score) => score.atr)),
             er_all: meanOf(group.map((score) => score.erAll)),
             er_frac: meanOf(group.map((score) => score.erFrac)),
+            containment: meanOf(group.map((score) => score.containment)),
+            tokens: meanOf(group.map((score) => score.tokens)),
+            budget_share: meanOf(group.map((score) => score.budgetShare)),
           });
         }
       }

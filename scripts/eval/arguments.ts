@@ -102,6 +102,21 @@ Method:
                would bring back every member, so crediting it would score a whole topic as kept).
     Unanswerable questions (answer null) count for ER only; questions without evidence are left
     out of ER. n in each row is the number of questions scored for ER.
+  - Beside ER, what peers report (docs/benchmarks.md#measures-peers-report):
+      AC       answer containment: the answer normalised as SQuAD does (lower-case, punctuation and
+               a/an/the removed, whitespace collapsed) is in the context so normalised, as whole
+               words; every question with an answer
+      tokens   mean tokens of the context sent; B/conv the budget over the conversation's tokens
+      full     a reference row: every turn up to the question, no budget (one import without
+               compaction), so each row has its ceiling
+    and, once per question, where two rankings of the turns up to it put the evidence (LongMemEval's
+    recall_any@k: ANY evidence session or turn among the first k; recall_all@k: every one):
+      retrieval  the order \`retrieval\` sends turns in (ledger.retrieve: bm25, every word first)
+      recall     bm25 on the question's content words, any word: what the hybrid's recall ranks
+                 before adding neighbours (its full ranking is not public)
+    Sessions (k = 5, 10) rank by their best turn; a message id <session>:<turn> names its session
+    (LoCoMo D3:12, LongMemEval <id>:4), and a file whose ids lack one has no session recall. Turns:
+    k = 5, 10, 20. tokens@k is what the first k sessions or turns, whole, would take.
   - Message ids that repeat in a file are renamed <id>#2, … in their later copies (listed under
     config.repeatedMessageIds); evidence naming a repeated id is refused as ambiguous.
   - Tokens are the ledger's estimate (docs/tokens.md). Cost is the summarizer's calls and tokens,

@@ -1,22 +1,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { ScoredQuestion } from './aggregate.ts';
-import { diffStrategies, renderDiff } from './diff.ts';
+import { type DiffedScore, diffStrategies, renderDiff } from './diff.ts';
 
-function score(strategy: ScoredQuestion['strategy'], questionId: string, erFrac: number | null, budget = 1000): ScoredQuestion {
-  return {
-    conversationId: 'c1',
-    questionId,
-    category: 'single-hop',
-    strategy,
-    budget,
-    mode: 'aware',
-    turnId: 't_000001',
-    ap: null,
-    atr: null,
-    erAll: erFrac === null ? null : erFrac === 1 ? 1 : 0,
-    erFrac,
-  };
+/** A scored question with only what the diff reads, as a line of any --scores file has it. */
+function score(strategy: DiffedScore['strategy'], questionId: string, erFrac: number | null, budget = 1000): DiffedScore {
+  return { conversationId: 'c1', questionId, category: 'single-hop', strategy, budget, mode: 'aware', erFrac };
 }
 
 describe('the per-question diff', () => {

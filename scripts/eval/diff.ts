@@ -4,7 +4,7 @@
 
 import type { ScoredQuestion } from './aggregate.ts';
 import type { StrategyName } from './arguments.ts';
-import { formatMarkdownTable } from './report.ts';
+import { formatMarkdownTable } from './markdown-table.ts';
 
 export interface QuestionDiff {
   conversationId: string;
@@ -17,6 +17,12 @@ export interface QuestionDiff {
   right: number;
 }
 
+/** What the diff reads of a scored question: lines of --scores files of every version have these. */
+export type DiffedScore = Pick<
+  ScoredQuestion,
+  'conversationId' | 'questionId' | 'category' | 'strategy' | 'budget' | 'mode' | 'erFrac'
+>;
+
 export interface StrategyDiff {
   left: StrategyName;
   right: StrategyName;
@@ -26,8 +32,8 @@ export interface StrategyDiff {
   questions: QuestionDiff[];
 }
 
-export function diffStrategies(scores: readonly ScoredQuestion[], left: StrategyName, right: StrategyName): StrategyDiff {
-  const key = (score: ScoredQuestion) => JSON.stringify([score.budget, score.mode, score.conversationId, score.questionId]);
+export function diffStrategies(scores: readonly DiffedScore[], left: StrategyName, right: StrategyName): StrategyDiff {
+  const key = (score: DiffedScore) => JSON.stringify([score.budget, score.mode, score.conversationId, score.questionId]);
   const rights = new Map(scores.filter((score) => score.strategy === right).map((score) => [key(score), score]));
   const summaries = new Map<string, StrategyDiff['summary'][number]>();
   const questions: QuestionDiff[] = [];

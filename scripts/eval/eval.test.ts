@@ -37,8 +37,22 @@ describe('the evaluation on a small fixture', () => {
     expect(rows).toHaveLength(3 * 2 * 2 * 4);
     expect(new Set(rows.map((row) => row.category))).toEqual(new Set(['all', 'adversarial', 'infra', 'people']));
     for (const row of rows) {
-      expect(Object.keys(row)).toEqual(['strategy', 'budget', 'mode', 'category', 'n', 'ap', 'atr', 'er_all', 'er_frac']);
-      for (const value of [row.ap, row.atr, row.er_all, row.er_frac]) {
+      // The fields of reports before issue 30 first, in their order; the new ones after them.
+      expect(Object.keys(row)).toEqual([
+        'strategy',
+        'budget',
+        'mode',
+        'category',
+        'n',
+        'ap',
+        'atr',
+        'er_all',
+        'er_frac',
+        'containment',
+        'tokens',
+        'budget_share',
+      ]);
+      for (const value of [row.ap, row.atr, row.er_all, row.er_frac, row.containment]) {
         if (value !== null) expect(value).toBeGreaterThanOrEqual(0);
         if (value !== null) expect(value).toBeLessThanOrEqual(1);
       }
@@ -59,7 +73,7 @@ describe('the evaluation on a small fixture', () => {
       summarizer: 'extractive',
       windowRaises: [],
       tokenCounter: 'estimate (see docs/tokens.md)',
-      questions: { total: 4, er: 3, ap: 3, atr: 3 },
+      questions: { total: 4, er: 3, ap: 3, atr: 3, containment: 3 },
     });
     expect(cost.map((row) => row.strategy)).toEqual(['recent', 'flat', 'union-find']);
     expect(cost[0]).toMatchObject({ calls: 0, input_tokens: 0, output_tokens: 0, compactions: 0 });
@@ -189,7 +203,10 @@ describe('data files', () => {
   });
 
   it('collects the .json files of a folder in name order, and refuses a missing path', () => {
-    expect(collectDataFiles([path.join(here, 'fixtures')])).toEqual([FIXTURE]);
+    expect(collectDataFiles([path.join(here, 'fixtures')])).toEqual([
+      FIXTURE,
+      path.join(here, 'fixtures', 'weekly-sessions.json'),
+    ]);
     expect(() => collectDataFiles([path.join(directory, 'nowhere')])).toThrow(/no such file or folder/);
   });
 
@@ -235,7 +252,7 @@ describe('the command line', () => {
       expect(result.status).toBe(0);
       expect(result.stdout).toContain('## Recall, all questions');
       const report = JSON.parse(readFileSync(json, 'utf8'));
-      expect(Object.keys(report)).toEqual(['config', 'rows', 'cost']);
+      expect(Object.keys(report)).toEqual(['config', 'rows', 'cost', 'reference', 'ranking']);
       expect(report.rows).toHaveLength(4);
     } finally {
       rmSync(directory, { recursive: true, force: true });

@@ -1,5 +1,7 @@
 // Entry point of the recall evaluation (`pnpm eval`): ER@B, AP and ATR of ../shared/data/README.md,
-// for each compaction strategy at each context budget, with and without the question known.
+// for each compaction strategy at each context budget, with and without the question known; and
+// beside them what peers report (issue 30): answer containment, the tokens sent, the budget as a
+// share of the conversation, a full-context reference, and session and turn recall@k of the rankings.
 //
 // Method (also in the --help text, arguments.ts):
 // - flat and union-find: for each conversation and budget B, the conversation is imported into a
@@ -66,7 +68,7 @@ async function main(argv: readonly string[]): Promise<number> {
       onProgress: progress.report,
       // Written as each conversation finishes: a failure late in a long run keeps the rest.
       onConversation: (done) => {
-        if (scoresPath) appendScores(scoresPath, done.scores);
+        if (scoresPath) appendScores(scoresPath, [...done.scores, ...done.reference, ...done.rankings]);
         if (jsonPath) writeFileSync(jsonPath, reportJson(done.report));
       },
     });

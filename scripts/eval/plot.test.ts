@@ -10,7 +10,20 @@ function row(
   erFrac: number,
   category = 'all',
 ): ResultRow {
-  return { strategy, budget, mode, category, n: 10, ap: null, atr: null, er_all: erFrac, er_frac: erFrac };
+  return {
+    strategy,
+    budget,
+    mode,
+    category,
+    n: 10,
+    ap: null,
+    atr: null,
+    er_all: erFrac,
+    er_frac: erFrac,
+    containment: null,
+    tokens: null,
+    budget_share: null,
+  };
 }
 
 describe('the ER plot', () => {

@@ -44,8 +44,8 @@ import {
 
 /** The clock of every ledger the evaluation writes (session creation times; turns keep the file's times). */
 export const FIXED_NOW = Date.parse('2026-01-01T00:00:00Z');
-/** `recent` imports without ever compacting. */
-const NO_COMPACTION: SessionSettings = { contextWindow: 1_000_000_000, reserveTokens: 0, keepRecentTokens: 0 };
+/** `recent`, `retrieval` and the reference import without ever compacting. */
+export const NO_COMPACTION: SessionSettings = { contextWindow: 1_000_000_000, reserveTokens: 0, keepRecentTokens: 0 };
 
 export interface WindowRaise {
   file: string;
@@ -67,7 +67,7 @@ export interface LedgerPlaces {
   remove(location: string): Promise<void>;
 }
 
-function sqlitePlaces(directory: string): LedgerPlaces {
+export function sqlitePlaces(directory: string): LedgerPlaces {
   return {
     create: async (label) => join(directory, `${label}.sqlite`),
     remove: async (path) => removeDatabaseFiles(path),
@@ -111,10 +111,24 @@ export function windowSettings(budget: number, largestMessageTokens: number): Se
 
 /** Tokens the ledger will count for the conversation's largest message. */
 export function largestMessageTokens(conversation: Conversation): number {
-  return conversation.messages.reduce(
-    (largest, message) => Math.max(largest, countContentTokens(estimateTokenCounter, toContentBlocks(message.content))),
-    0,
+  return Math.max(0, ...messageTokensOf(conversation).values());
+}
+
+/** Tokens the ledger counts for each message, by message id. */
+export function messageTokensOf(conversation: Conversation): Map<string, number> {
+  return new Map(
+    conversation.messages.map((message) => [
+      message.id,
+      countContentTokens(estimateTokenCounter, toContentBlocks(message.content)),
+    ]),
   );
+}
+
+/** The conversation's length in tokens: its messages' tokens summed (what a budget is a share of). */
+export function conversationTokens(conversation: Conversation): number {
+  let total = 0;
+  for (const tokens of messageTokensOf(conversation).values()) total += tokens;
+  return total;
 }
 
 export async function runConversation(loaded: LoadedConversation, options: RunConversationOptions): Promise<ConversationRun> {
@@ -219,11 +233,13 @@ async function measureImport(
   }
 }
 
+type ScoringPlan = ImportPlan & { modes: readonly Mode[]; retrievalShare: number; minRelevance: number; recall: RecallTuning };
+
 async function scoreImport(
   ledger: AgentsLedger,
   result: ImportResult,
   conversation: Conversation,
-  plan: ImportPlan & { modes: readonly Mode[]; retrievalShare: number; minRelevance: number; recall: RecallTuning },
+  plan: ScoringPlan,
 ): Promise<ScoredQuestion[]> {
   if (conversation.questions.length === 0) return [];
   const history: Array<{ id: string; timestamp: number }> = [];
@@ -231,30 +247,8 @@ async function scoreImport(
     for await (const turn of ledger.getFullHistory(result.headTurnId)) history.push({ id: turn.id, timestamp: turn.timestamp });
   }
   const messageText = messageTexts(conversation);
-  // Questions asked at one turn share the contexts built without a query.
-  const contexts = new Map<string, ScoringContext>();
-  const contextAt = async (turnId: string | null, budget: number, query: string | undefined): Promise<ScoringContext> => {
-    const key = JSON.stringify([turnId, budget, query ?? null]);
-    let context = contexts.get(key);
-    if (!context) {
-      let text = '';
-      if (turnId !== null && plan.strategy === 'retrieval' && query !== undefined) {
-        // The RAG baseline: bm25 over raw turns only, within the same budget.
-        text = (await ledger.retrieve(turnId, { query, budgetTokens: budget })).text;
-      } else if (turnId !== null) {
-        const retrieval =
-          plan.strategy === 'hybrid'
-            ? { share: plan.retrievalShare, minRelevance: plan.minRelevance, recall: plan.recall }
-            : undefined;
-        text = await contextTextOrNothing(() =>
-          ledger.buildContext(turnId, { budgetTokens: budget, full: plan.full, query, retrieval }),
-        );
-      }
-      context = prepareContext(text);
-      contexts.set(key, context);
-    }
-    return context;
-  };
+  const length = Math.max(1, conversationTokens(conversation));
+  const contextAt = contextSource(ledger, plan);
   const scores: ScoredQuestion[] = [];
   for (const question of conversation.questions) {
     const turnId = question.askedAt ? turnAtTime(history, Date.parse(question.askedAt)) : result.headTurnId;
@@ -271,6 +265,8 @@ async function scoreImport(
           mode,
           turnId,
           ...scoreQuestion(prepared, context),
+          tokens: context.tokens,
+          budgetShare: budget / length,
         });
       }
     }
@@ -278,8 +274,43 @@ async function scoreImport(
   return scores;
 }
 
+/** A built context ready to score, with the tokens it takes as sent. */
+type SentContext = ScoringContext & { tokens: number };
+
+/**
+ * The context a question is asked in, for this import's strategy. Questions asked at one turn
+ * share the contexts built without a query, so each is built once.
+ */
+function contextSource(
+  ledger: AgentsLedger,
+  plan: ScoringPlan,
+): (turnId: string | null, budget: number, query: string | undefined) => Promise<SentContext> {
+  const contexts = new Map<string, SentContext>();
+  const build = async (turnId: string, budget: number, query: string | undefined): Promise<{ text: string; tokens: number }> => {
+    if (plan.strategy === 'retrieval' && query !== undefined) {
+      // The RAG baseline: bm25 over raw turns only, within the same budget.
+      return ledger.retrieve(turnId, { query, budgetTokens: budget });
+    }
+    const retrieval =
+      plan.strategy === 'hybrid'
+        ? { share: plan.retrievalShare, minRelevance: plan.minRelevance, recall: plan.recall }
+        : undefined;
+    return contextTextOrNothing(() => ledger.buildContext(turnId, { budgetTokens: budget, full: plan.full, query, retrieval }));
+  };
+  return async (turnId, budget, query) => {
+    const key = JSON.stringify([turnId, budget, query ?? null]);
+    let context = contexts.get(key);
+    if (!context) {
+      const sent = turnId === null ? { text: '', tokens: 0 } : await build(turnId, budget, query);
+      context = { ...prepareContext(sent.text), tokens: sent.tokens };
+      contexts.set(key, context);
+    }
+    return context;
+  };
+}
+
 /** Evidence ids are message ids whatever the evidenceLevel; each becomes the turn this import gave it. */
-function prepareFor(
+export function prepareFor(
   question: ConversationQuestion,
   messageText: ReadonlyMap<string, string>,
   turnIds: Readonly<Record<string, string>>,
@@ -313,15 +344,18 @@ function summarizerNamed(name: SummarizerName): CountingSummarizer {
 }
 
 /**
- * The context's text, or none when the budget holds not even the newest user turn alone (buildContext
- * refuses such a budget: a request needs a user message): that context keeps no evidence.
+ * The context's text and tokens, or none when the budget holds not even the newest user turn alone
+ * (buildContext refuses such a budget: a request needs a user message): that context keeps no evidence.
  */
-async function contextTextOrNothing(build: () => ReturnType<AgentsLedger['buildContext']>): Promise<string> {
+async function contextTextOrNothing(
+  build: () => ReturnType<AgentsLedger['buildContext']>,
+): Promise<{ text: string; tokens: number }> {
   try {
-    return contextText(await build());
+    const built = await build();
+    return { text: contextText(built), tokens: built.tokens };
   } catch (error) {
     if (LedgerError.isInstance(error) && error.code === 'INVALID_INPUT' && (error as InvalidInputError).field === 'budgetTokens')
-      return '';
+      return { text: '', tokens: 0 };
     throw error;
   }
 }

@@ -2,9 +2,10 @@
 // data file first, by the importer's own rules, and refuses to start while any is bad (naming them
 // all); runs each conversation (run-conversation.ts) in a scratch folder; hands each finished
 // conversation's scores and the report so far to `onConversation` (eval.ts writes them, so a late
-// failure keeps the rest); and returns the report: config, rows and cost. A conversation that fails
-// while running is reported under config.failures and the others still count. Printing is left to
-// report.ts.
+// failure keeps the rest); and returns the report: config, rows and cost, then the full-context
+// reference and the rankings' session and turn recall (reference-run.ts, once per conversation). A
+// conversation that fails while running is reported under config.failures and the others still
+// count. Printing is left to report.ts.
 
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -18,9 +19,12 @@ import {
 import { DEFAULT_FOREST_CONFIG, type ForestConfig } from '../../packages/forest/src/index.ts';
 import { postgresStorage } from '../bench/bench-storage.ts';
 import { aggregateRows, type CostRow, type ImportCost, type ResultRow, type ScoredQuestion, sumCosts } from './aggregate.ts';
+import { aggregateRanking, aggregateReference, type RankingRow, type ReferenceRow } from './aggregate-peers.ts';
 import type { Mode, StrategyName, SummarizerName } from './arguments.ts';
 import { collectDataFiles, DataError, type LoadedConversation, loadConversationFile } from './load-data.ts';
-import { messageTexts, runConversation, type WindowRaise } from './run-conversation.ts';
+import { RANKERS } from './rankers.ts';
+import { type RankedQuestion, type ReferenceScore, runReference } from './reference-run.ts';
+import { conversationTokens, messageTexts, runConversation, sqlitePlaces, type WindowRaise } from './run-conversation.ts';
 import { prepareQuestion } from './score.ts';
 
 export interface EvaluationOptions {
@@ -50,6 +54,9 @@ export interface ConversationDone {
   file: string;
   /** This conversation's scores (none when it failed). */
   scores: ScoredQuestion[];
+  /** Its questions scored on the full context, and where each ranker put their evidence. */
+  reference: ReferenceScore[];
+  rankings: RankedQuestion[];
   /** The report over every conversation finished so far. */
   report: EvaluationReport;
 }
@@ -74,7 +81,8 @@ export interface EvaluationProgress {
 }
 
 export interface EvaluationConfig {
-  data: Array<{ file: string; conversation: string; messages: number; questions: number }>;
+  /** `tokens`: the conversation's length (its messages' tokens), which a budget is a share of. */
+  data: Array<{ file: string; conversation: string; messages: number; questions: number; tokens: number }>;
   strategies: StrategyName[];
   budgets: number[];
   modes: Mode[];
@@ -93,9 +101,11 @@ export interface EvaluationConfig {
   repeatedMessageIds: Array<{ file: string; ids: string[] }>;
   tokenCounter: string;
   /** Questions in all, and how many each metric can score. */
-  questions: { total: number; er: number; ap: number; atr: number };
+  questions: { total: number; er: number; ap: number; atr: number; containment: number };
   /** What each number of a row means. */
-  metrics: Record<'n' | 'ap' | 'atr' | 'er_all' | 'er_frac', string>;
+  metrics: Record<'n' | 'ap' | 'atr' | 'er_all' | 'er_frac' | 'containment' | 'tokens' | 'budget_share', string>;
+  /** What each ranker of the `ranking` rows ranks by, and how their fields read. */
+  ranking: Record<'retrieval' | 'recall' | 'sessions' | 'fields', string>;
   /** Conversations that failed while running, left out of the rows. */
   failures: ConversationFailure[];
   /** Messages skipped as empty (the importer's rule), by file; evidence naming one is left out. */
@@ -106,6 +116,10 @@ export interface EvaluationReport {
   config: EvaluationConfig;
   rows: ResultRow[];
   cost: CostRow[];
+  /** Every question on the whole history up to it, no budget: the ceiling of the rows (per category). */
+  reference: ReferenceRow[];
+  /** Session and turn recall@k of each ranking (per ranker and category). */
+  ranking: RankingRow[];
 }
 
 export interface EvaluationResult {
@@ -119,6 +133,8 @@ export async function runEvaluation(options: EvaluationOptions): Promise<Evaluat
   const directory = mkdtempSync(join(tmpdir(), 'nexus-eval-'));
   const server = options.dbServer ? postgresStorage(options.dbServer) : null;
   const scores: ScoredQuestion[] = [];
+  const reference: ReferenceScore[] = [];
+  const rankings: RankedQuestion[] = [];
   const costs: ImportCost[] = [];
   const windowRaises: WindowRaise[] = [];
   const failures: ConversationFailure[] = [];
@@ -127,12 +143,15 @@ export async function runEvaluation(options: EvaluationOptions): Promise<Evaluat
     config: describeConfig(options, finished, windowRaises, failures),
     rows: aggregateRows(scores, options),
     cost: sumCosts(costs, options.strategies),
+    reference: aggregateReference(reference),
+    ranking: aggregateRanking(rankings, RANKERS),
   });
   try {
     for (const [position, item] of loaded.entries()) {
       const progress = { index: position + 1, count: loaded.length, file: item.file };
       const started = performance.now();
       let run: Awaited<ReturnType<typeof runConversation>>;
+      let peers: Awaited<ReturnType<typeof runReference>>;
       try {
         run = await (options.runConversation ?? runConversation)(item, {
           strategies: options.strategies,
@@ -147,19 +166,23 @@ export async function runEvaluation(options: EvaluationOptions): Promise<Evaluat
           ...(server ? { places: server } : {}),
           onStep: (step) => options.onProgress?.({ ...progress, step }),
         });
+        options.onProgress?.({ ...progress, step: 'reference and rankings' });
+        peers = await runReference(item, server ?? sqlitePlaces(directory));
       } catch (error) {
         // One conversation's failure costs that conversation, not the run.
         failures.push({ file: item.file, error: error instanceof Error ? error.message : String(error) });
         options.onProgress?.({ ...progress, step: null, seconds: (performance.now() - started) / 1000, failed: true });
-        options.onConversation?.({ file: item.file, scores: [], report: reportSoFar() });
+        options.onConversation?.({ file: item.file, scores: [], reference: [], rankings: [], report: reportSoFar() });
         continue;
       }
       scores.push(...run.scores);
+      reference.push(...peers.reference);
+      rankings.push(...peers.rankings);
       costs.push(...run.costs);
       windowRaises.push(...run.windowRaises);
       finished.push(item);
       options.onProgress?.({ ...progress, step: null, seconds: (performance.now() - started) / 1000 });
-      options.onConversation?.({ file: item.file, scores: run.scores, report: reportSoFar() });
+      options.onConversation?.({ file: item.file, scores: run.scores, ...peers, report: reportSoFar() });
     }
   } finally {
     await server?.close();
@@ -187,6 +210,17 @@ function loadAll(files: readonly string[]): LoadedConversation[] {
   return loaded;
 }
 
+const RANKING_DESCRIPTION: EvaluationConfig['ranking'] = {
+  retrieval:
+    "the turns `retrieval` sends, in its order: ledger.retrieve, bm25 on the question's words (every word first), a reply ranked with the turn it answers",
+  recall:
+    "the ranking the hybrid's recall starts from: ledger.search over raw turns, bm25 on the question's content words, any word (without the neighbours recall adds)",
+  sessions:
+    'a message id <session>:<turn> names its session (LoCoMo D3:12, LongMemEval <id>:4); sessions rank by their best turn',
+  fields:
+    'session_any_k: recall_any@k (ANY evidence session among the first k); session_all_k: recall_all@k; session_tokens_k: mean tokens of the first k sessions whole; turn_*: the same over turns',
+};
+
 function describeConfig(
   options: EvaluationOptions,
   loaded: readonly LoadedConversation[],
@@ -209,6 +243,7 @@ function describeConfig(
       conversation: conversation.id,
       messages: conversation.messages.length,
       questions: conversation.questions.length,
+      tokens: conversationTokens(conversation),
     })),
     strategies: [...options.strategies],
     budgets: [...options.budgets],
@@ -234,6 +269,7 @@ function describeConfig(
       er: questions.filter((question) => question.hasEvidence).length,
       ap: questions.filter((question) => question.prepared.answerInEvidence).length,
       atr: questions.filter((question) => question.prepared.answer !== null).length,
+      containment: questions.filter((question) => question.prepared.containedAnswer !== null).length,
     },
     metrics: {
       n: 'questions scored for ER: those with evidence',
@@ -241,7 +277,12 @@ function describeConfig(
       atr: "mean share of the answer's content words found in the context, over questions with an answer",
       er_all: 'share of questions whose every evidence message survived (text in the context, or its turn cited as [t_…])',
       er_frac: 'mean share of evidence messages that survived',
+      containment:
+        'answer containment: the answer normalised as SQuAD does (lower-case, punctuation and a/an/the removed) is in the context so normalised, as whole words; questions with an answer',
+      tokens: 'mean tokens of the context sent (the ledger estimate)',
+      budget_share: "mean of B / the conversation's tokens (config.data[].tokens)",
     },
+    ranking: RANKING_DESCRIPTION,
     failures: [...failures],
     emptyMessages: loaded
       .filter((item) => item.emptyMessageIds.length > 0)

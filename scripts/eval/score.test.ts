@@ -3,6 +3,7 @@ import { aggregateRows, categoriesOf, meanOf, type ScoredQuestion, sumCosts } fr
 import {
   citedTurnIds,
   contentWords,
+  normalizeAnswer,
   normalizeText,
   prepareContext,
   prepareQuestion,
@@ -59,17 +60,17 @@ describe('scoreQuestion', () => {
 
   it('scores AP, ATR and ER on normalised text', () => {
     const context = prepareContext('the STAGING database listens on port 6543! Backups are kept 35 days');
-    expect(scoreQuestion(question, context)).toEqual({ ap: 1, atr: 1, erAll: 1, erFrac: 1 });
+    expect(scoreQuestion(question, context)).toEqual({ ap: 1, atr: 1, erAll: 1, erFrac: 1, containment: 1 });
   });
 
   it('counts an evidence message as survived when only its citation is in the context', () => {
     const context = prepareContext('Summary:\n[t_9] Backups: a month.\nWe use port 6543 now.');
-    expect(scoreQuestion(question, context)).toEqual({ ap: 1, atr: 1, erAll: 0, erFrac: 0.5 });
+    expect(scoreQuestion(question, context)).toEqual({ ap: 1, atr: 1, erAll: 0, erFrac: 0.5, containment: 1 });
   });
 
   it('needs the whole evidence text, not a part of it', () => {
     const context = prepareContext('The staging database listens on port');
-    expect(scoreQuestion(question, context)).toEqual({ ap: 0, atr: 0.5, erAll: 0, erFrac: 0 });
+    expect(scoreQuestion(question, context)).toEqual({ ap: 0, atr: 0.5, erAll: 0, erFrac: 0, containment: 0 });
   });
 
   it('matches whole words for AP and ATR: a short number inside another number or an id is no hit', () => {
@@ -92,7 +93,13 @@ describe('scoreQuestion', () => {
 
   it('scores a null answer for ER only', () => {
     const unanswerable = prepareQuestion({ answer: null, evidence: [evidence('Nobody said.', 't_3')] });
-    expect(scoreQuestion(unanswerable, prepareContext('nobody said'))).toEqual({ ap: null, atr: null, erAll: 1, erFrac: 1 });
+    expect(scoreQuestion(unanswerable, prepareContext('nobody said'))).toEqual({
+      ap: null,
+      atr: null,
+      erAll: 1,
+      erFrac: 1,
+      containment: null,
+    });
   });
 
   it('treats an answer of only punctuation as no answer', () => {
@@ -101,13 +108,46 @@ describe('scoreQuestion', () => {
 
   it('leaves ER out for a question without evidence', () => {
     const noEvidence = prepareQuestion({ answer: 'blue', evidence: [] });
-    expect(scoreQuestion(noEvidence, prepareContext('the car is blue'))).toEqual({ ap: null, atr: 1, erAll: null, erFrac: null });
+    expect(scoreQuestion(noEvidence, prepareContext('the car is blue'))).toEqual({
+      ap: null,
+      atr: 1,
+      erAll: null,
+      erFrac: null,
+      containment: 1,
+    });
   });
 
   it('does not let an empty evidence text survive by text', () => {
     const empty = prepareQuestion({ answer: null, evidence: [evidence('...', 't_5')] });
     expect(scoreQuestion(empty, prepareContext('anything'))).toMatchObject({ erAll: 0 });
     expect(scoreQuestion(empty, prepareContext('[t_5] …'))).toMatchObject({ erAll: 1 });
+  });
+});
+
+describe('answer containment (SQuAD normalisation)', () => {
+  it('normalises as SQuAD does: lower-case, punctuation and articles removed, whitespace collapsed', () => {
+    expect(normalizeAnswer('  The  Sony A7-III, an "ILCE" camera! ')).toBe('sony a7iii ilce camera');
+    expect(normalizeAnswer('A')).toBe('');
+    expect(normalizeAnswer('theatre and another')).toBe('theatre and another');
+  });
+
+  it('finds an answer whose articles differ from the context, where AP does not', () => {
+    const question = prepareQuestion({
+      answer: 'the blue Honda Civic',
+      evidence: [evidence('I sold the blue Honda Civic last week.', 't_1')],
+    });
+    const context = prepareContext('Maria: I finally sold a blue Honda Civic, my old car.');
+    expect(scoreQuestion(question, context)).toMatchObject({ ap: 0, containment: 1 });
+  });
+
+  it('scores every answered question, also when the answer is not verbatim in its evidence', () => {
+    const paraphrased = prepareQuestion({ answer: '35 days', evidence: [evidence('Backups stay five weeks.', 't_1')] });
+    expect(scoreQuestion(paraphrased, prepareContext('Kept for 35 days.'))).toMatchObject({ ap: null, containment: 1 });
+    expect(scoreQuestion(paraphrased, prepareContext('Kept for 350 days.'))).toMatchObject({ ap: null, containment: 0 });
+  });
+
+  it('has no containment for an answer made of articles alone', () => {
+    expect(prepareQuestion({ answer: 'The', evidence: [] }).containedAnswer).toBeNull();
   });
 });
 
@@ -154,6 +194,9 @@ function scored(overrides: Partial<ScoredQuestion>): ScoredQuestion {
     atr: 1,
     erAll: 1,
     erFrac: 1,
+    containment: 1,
+    tokens: 400,
+    budgetShare: 0.5,
     ...overrides,
   };
 }
@@ -164,9 +207,18 @@ describe('aggregateRows', () => {
   it('gives means per strategy, budget, mode and category, "all" first, n counting ER-scored questions', () => {
     const rows = aggregateRows(
       [
-        scored({ questionId: 'q1', ap: 1, atr: 0.5, erAll: 0, erFrac: 0.5 }),
-        scored({ questionId: 'q2', category: 'people', ap: null, atr: 1, erAll: 1, erFrac: 1 }),
-        scored({ questionId: 'q3', category: 'people', ap: null, atr: null, erAll: null, erFrac: null }),
+        scored({ questionId: 'q1', ap: 1, atr: 0.5, erAll: 0, erFrac: 0.5, containment: 0, tokens: 100 }),
+        scored({ questionId: 'q2', category: 'people', ap: null, atr: 1, erAll: 1, erFrac: 1, containment: 1, tokens: 400 }),
+        scored({
+          questionId: 'q3',
+          category: 'people',
+          ap: null,
+          atr: null,
+          erAll: null,
+          erFrac: null,
+          containment: null,
+          tokens: 400,
+        }),
       ],
       order,
     );
@@ -188,6 +240,9 @@ describe('aggregateRows', () => {
       atr: null,
       er_all: null,
       er_frac: null,
+      containment: null,
+      tokens: null,
+      budget_share: null,
     });
     expect(rows[3]).toEqual({
       strategy: 'flat',
@@ -199,6 +254,9 @@ describe('aggregateRows', () => {
       atr: 0.75,
       er_all: 0.5,
       er_frac: 0.75,
+      containment: 0.5,
+      tokens: 300,
+      budget_share: 0.5,
     });
     expect(rows[5]).toMatchObject({ category: 'people', n: 1, ap: null, atr: 1, er_all: 1 });
   });

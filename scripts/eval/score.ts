@@ -1,6 +1,7 @@
 // Pure scoring for the recall evaluation: one context against one question (AP, ATR, ER_all,
-// ER_frac of ../shared/data/README.md), and which turn a question is asked at. No ledger, no I/O:
-// run-conversation.ts builds the contexts and hands their text here.
+// ER_frac of ../shared/data/README.md, and answer containment as peers report it), and which turn a
+// question is asked at. No ledger, no I/O: run-conversation.ts builds the contexts and hands their
+// text here.
 
 import { STOPWORDS } from '../../packages/core/src/index.ts';
 
@@ -9,6 +10,20 @@ const NOT_WORD_OR_SPACE = /[^\p{L}\p{M}\p{N}\s]/gu;
 /** Lower-case, punctuation (anything not a letter, digit or space) removed, whitespace collapsed. */
 export function normalizeText(text: string): string {
   return text.toLowerCase().replace(NOT_WORD_OR_SPACE, '').replace(/\s+/g, ' ').trim();
+}
+
+const ARTICLES: ReadonlySet<string> = new Set(['a', 'an', 'the']);
+
+/**
+ * SQuAD's answer normalisation (lower-case, punctuation and the articles a, an, the removed,
+ * whitespace collapsed), which QA papers compare answers by: normalizeText without the articles, so
+ * "the Sony A7" and "a Sony A7" match.
+ */
+export function normalizeAnswer(text: string): string {
+  return normalizeText(text)
+    .split(' ')
+    .filter((word) => word !== '' && !ARTICLES.has(word))
+    .join(' ');
 }
 
 // Normalised like the text they are looked up in ("don't" → "dont").
@@ -44,6 +59,8 @@ export function citedTurnIds(text: string): Set<string> {
 export interface ScoringContext {
   /** The normalised context text. */
   text: string;
+  /** The context normalised as SQuAD normalises (normalizeAnswer), for answer containment. */
+  answerText: string;
   words: ReadonlySet<string>;
   citedTurnIds: ReadonlySet<string>;
 }
@@ -51,7 +68,12 @@ export interface ScoringContext {
 /** Everything scoring needs from one built context, computed once for all its questions. */
 export function prepareContext(rawText: string): ScoringContext {
   const text = normalizeText(rawText);
-  return { text, words: new Set(text.split(' ').filter(Boolean)), citedTurnIds: citedTurnIds(rawText) };
+  return {
+    text,
+    answerText: normalizeAnswer(text),
+    words: new Set(text.split(' ').filter(Boolean)),
+    citedTurnIds: citedTurnIds(rawText),
+  };
 }
 
 export interface EvidenceInput {
@@ -65,6 +87,8 @@ export interface PreparedQuestion {
   /** Normalised answer; null for an unanswerable question (or one whose answer is only punctuation). */
   answer: string | null;
   answerWords: string[];
+  /** The answer as SQuAD normalises it; null when nothing is left (no answer, or only articles). */
+  containedAnswer: string | null;
   /** The normalised answer is in the text of at least one evidence message: AP applies. */
   answerInEvidence: boolean;
   evidence: Array<{ text: string; turnId: string }>;
@@ -77,6 +101,7 @@ export function prepareQuestion(input: { answer: string | null; evidence: readon
   return {
     answer,
     answerWords: answer === null ? [] : contentWords(answer),
+    containedAnswer: input.answer === null ? null : normalizeAnswer(input.answer) || null,
     answerInEvidence: answer !== null && evidence.some((item) => containsWords(item.text, answer)),
     evidence,
   };
@@ -88,6 +113,11 @@ export interface QuestionMetrics {
   atr: number | null;
   erAll: number | null;
   erFrac: number | null;
+  /**
+   * Answer containment: the SQuAD-normalised answer is in the SQuAD-normalised context, as whole
+   * words; every question with an answer (AP only counts those whose answer is verbatim in evidence).
+   */
+  containment: number | null;
 }
 
 export function scoreQuestion(question: PreparedQuestion, context: ScoringContext): QuestionMetrics {
@@ -95,9 +125,17 @@ export function scoreQuestion(question: PreparedQuestion, context: ScoringContex
   const ap = answer !== null && question.answerInEvidence ? Number(containsWords(context.text, answer)) : null;
   const atr =
     answer !== null ? question.answerWords.filter((word) => context.words.has(word)).length / question.answerWords.length : null;
-  if (question.evidence.length === 0) return { ap, atr, erAll: null, erFrac: null };
+  const containment =
+    question.containedAnswer === null ? null : Number(containsWords(context.answerText, question.containedAnswer));
+  if (question.evidence.length === 0) return { ap, atr, erAll: null, erFrac: null, containment };
   const survived = question.evidence.filter((item) => evidenceSurvived(item, context)).length;
-  return { ap, atr, erAll: Number(survived === question.evidence.length), erFrac: survived / question.evidence.length };
+  return {
+    ap,
+    atr,
+    erAll: Number(survived === question.evidence.length),
+    erFrac: survived / question.evidence.length,
+    containment,
+  };
 }
 
 /** Its text is in the context, or the context cites its turn. An empty text counts only by citation. */
