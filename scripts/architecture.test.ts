@@ -16,6 +16,7 @@ const ALLOWED: Record<string, string[]> = {
   'store-sqlite': ['core', 'store'],
   'store-postgres': ['core', 'store'],
   summarizers: ['core'],
+  embeddings: ['core'],
   forest: ['core'],
   'events-ledger': ['core', 'store'],
   'agents-ledger': ['core', 'store', 'summarizers', 'forest'],
@@ -29,6 +30,7 @@ const ALLOWED: Record<string, string[]> = {
     'core',
     'store',
     'summarizers',
+    'embeddings',
     'forest',
     'agents-ledger',
     'events-ledger',
@@ -46,6 +48,8 @@ const TEST_ONLY = ['loopback-api'];
 // entries (@agent-ledger/store-sqlite/testing, @agent-ledger/store-postgres/testing).
 const ENGINE_TESTING = ['store-sqlite', 'store-postgres'];
 const TEST_ALSO: Record<string, string[]> = {
+  // An embedder is tested inside a real ledger (a SQLite file).
+  embeddings: ['agents-ledger', ...ENGINE_TESTING],
   'agents-ledger': ['events-ledger', ...ENGINE_TESTING],
   'events-ledger': ENGINE_TESTING,
   runtime: ENGINE_TESTING,

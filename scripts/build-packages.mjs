@@ -18,6 +18,7 @@ export const BUILD_ORDER = [
   'store-postgres',
   'forest',
   'summarizers',
+  'embeddings',
   'events-ledger',
   'agents-ledger',
   'runtime-kit',

@@ -159,7 +159,13 @@ function typeCheckStrictly(folder: string, files: string[]): void {
   run(process.execPath, [tsc, ...options, '--typeRoots', typeRoots, '--types', 'node', ...files], folder);
 }
 
-const LIBRARY = ['@agent-ledger/core', '@agent-ledger/store', '@agent-ledger/forest', '@agent-ledger/summarizers'];
+const LIBRARY = [
+  '@agent-ledger/core',
+  '@agent-ledger/store',
+  '@agent-ledger/forest',
+  '@agent-ledger/summarizers',
+  '@agent-ledger/embeddings',
+];
 const ABOVE_THE_STORE = [
   '@agent-ledger/events-ledger',
   '@agent-ledger/runtime-kit',

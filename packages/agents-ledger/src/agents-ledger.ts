@@ -35,7 +35,10 @@ import {
 import { type TranscriptImports, transcriptImports } from './import/transcript-imports.ts';
 import type { LedgerContext } from './ledger-context.ts';
 import { type RecordCompactionInput, recordCompaction } from './record-compaction.ts';
+import type { EmbedMissingOptions, EmbedMissingResult } from './retrieval/embed-missing.ts';
+import { embeddingOperations } from './retrieval/embedding-operations.ts';
 import { type Retrieval, type RetrieveOptions, retrieveTurns } from './retrieval/retrieve-turns.ts';
+import type { MeaningSearchOptions, MeaningSearchResult } from './retrieval/search-by-meaning.ts';
 import { canonicalCompaction } from './search/canon.ts';
 import { searchTurns, type TurnSearchOptions, type TurnSearchResult } from './search/search-turns.ts';
 import { SessionQueue } from './session-queue.ts';
@@ -145,6 +148,17 @@ export interface AgentsLedger {
    * it answers, within a token budget: plain retrieval over raw turns.
    */
   retrieve(atTurnId: string, options: RetrieveOptions): Promise<Retrieval>;
+  /**
+   * Embeds and stores, with the ledger's Embedder, every normal turn that has no vector for it yet
+   * (of every session, or of one session's line), a batch per write: a run that stops keeps what it
+   * stored. Contexts then need no embedding call for those turns (docs/context.md#embeddings).
+   */
+  embedMissing(options?: EmbedMissingOptions): Promise<EmbedMissingResult>;
+  /**
+   * The turns whose stored vectors (of the ledger's Embedder) are nearest the query's, by cosine
+   * similarity; reads only, so turns not embedded yet are counted, not found.
+   */
+  searchByMeaning(query: string, options?: MeaningSearchOptions): Promise<MeaningSearchResult>;
   /** The topics (union-find clusters) of the newest compaction on a session's line; [] without one. */
   topics(sessionId: string): Promise<Topic[]>;
   /** The topic standing for a turn (find), and the compaction covering it. */
@@ -239,6 +253,7 @@ export function createAgentsLedger(options: AgentsLedgerOptions): AgentsLedger {
     verifyCheckpoint: (sessions) => checkTurnsAgainstCheckpoint(ledger.store, sessions),
     checkStorage: async () => ({ engine: options.store.engine, problem: await options.store.checkStorageIntegrity() }),
     retrieve: async (atTurnId, retrieveOptions) => retrieveTurns(ledger, atTurnId, retrieveOptions),
+    ...embeddingOperations(ledger),
     topics: async (sessionId) => listTopics(ledger, sessionId),
     findTopic: async (turnId, topicOptions) => findTopic(ledger, turnId, topicOptions?.sessionId),
     expandTopic: async (clusterId, topicOptions) => expandTopic(ledger, clusterId, topicOptions?.sessionId),

@@ -5,6 +5,7 @@ import { chatCommand } from './chat.ts';
 import { compactCommand, forkCommand } from './compaction.ts';
 import { copyCommand } from './copy.ts';
 import { demo } from './demo.ts';
+import { embedCommand } from './embed.ts';
 import { eventsAppend, eventsCheckpoint, eventsIngest, eventsList, eventsVerify } from './events.ts';
 import { exportCommand } from './export.ts';
 import { hookCommand } from './hook.ts';
@@ -38,6 +39,7 @@ export const COMMANDS: Command[] = [
   copyCommand,
   chatCommand,
   searchCommand,
+  embedCommand,
   doctorCommand,
   verifyCommand,
   checkpointCommand,

@@ -7,6 +7,7 @@ import { integerOption, stringOption, timeOption, UsageError } from '../argument
 import { recoveryAdvice } from '../cli-conventions.ts';
 import type { Command } from '../command.ts';
 import { clip } from '../render.ts';
+import { searchByMeaningCommand } from './embed.ts';
 
 export const searchCommand: Command = {
   path: ['search'],
@@ -25,6 +26,11 @@ export const searchCommand: Command = {
     until: { type: 'string', description: 'at or before (ISO 8601 or ms)', valueName: 'TIME' },
     limit: { type: 'string', description: 'hits per page (default 20, at most 200)', valueName: 'N' },
     cursor: { type: 'string', description: 'nextCursor of the previous page', valueName: 'CURSOR' },
+    semantic: {
+      type: 'boolean',
+      description:
+        "rank turns by meaning: stored vectors (`nexus embed`) against the text's, with the model $NEXUS_EMBEDDINGS_URL and _MODEL name; takes --session and --limit",
+    },
     advanced: {
       type: 'boolean',
       description:
@@ -35,9 +41,11 @@ export const searchCommand: Command = {
     'Plain text is words, never syntax: quotes, parentheses and operators are searched as words. Every word must ' +
     'match; when no result has every word, any word may. In the default (resolved) view a hit inside a summarized ' +
     'turn is reported as the compaction that stands in for it, with via=<matching turn>.',
-  async run({ positionals, options, io, openLedger, openEventsLedger }) {
+  async run(input) {
+    const { positionals, options, io, openLedger, openEventsLedger } = input;
     const query = positionals[0] as string;
     if (query.trim() === '') throw new UsageError('give the words to search for: `nexus search <text>`.');
+    if (options.semantic === true) return searchByMeaningCommand(input, query);
     const limit = integerOption(options.limit, 'limit') ?? 20;
     const turnsOnly = ['session', 'role', 'type'].some((name) => options[name] !== undefined);
     const eventsOnly = options.channel !== undefined;

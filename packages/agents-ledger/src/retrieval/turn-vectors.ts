@@ -4,12 +4,13 @@
 // thousands of turns); an approximate index (sqlite-vec, pgvector) is the step for more.
 
 import { cosineSimilarity, type Embedder, InvalidInputError } from '@agent-ledger/core';
+import type { SearchStore } from '@agent-ledger/store';
 import type { LedgerContext } from '../ledger-context.ts';
 import type { ChainSegment } from '../store/chain.ts';
 import type { LineMatch } from './line-matches.ts';
 
-/** Texts sent to the embedder per call. */
-const BATCH = 64;
+/** Texts sent to the embedder per call, each call's vectors stored in one write. */
+export const EMBED_BATCH = 64;
 
 /**
  * Embeds the normal turns of the line that have no vector for this model yet, oldest first, and
@@ -18,16 +19,33 @@ const BATCH = 64;
  */
 export async function embedLine(ledger: LedgerContext, embedder: Embedder, segments: readonly ChainSegment[]): Promise<number> {
   const missing = await ledger.store.turnsWithoutEmbedding(embedder.model, segments);
-  for (let start = 0; start < missing.length; start += BATCH) {
-    const batch = missing.slice(start, start + BATCH);
+  await embedRows(ledger.store, embedder, { rows: missing });
+  return missing.length;
+}
+
+/**
+ * Embeds these turns (their search text) in batches and stores each batch's vectors in one write,
+ * calling `onStored` with the count after each; what was stored stays when a later batch fails.
+ */
+export async function embedRows(
+  store: SearchStore,
+  embedder: Embedder,
+  {
+    rows,
+    batchSize = EMBED_BATCH,
+    onStored,
+  }: { rows: ReadonlyArray<{ turnId: string; text: string | null }>; batchSize?: number; onStored?: (count: number) => void },
+): Promise<void> {
+  for (let start = 0; start < rows.length; start += batchSize) {
+    const batch = rows.slice(start, start + batchSize);
     const vectors = await embedder.embed(batch.map((row) => row.text ?? ''));
     checkVectors(vectors, batch.length, embedder.model);
-    await ledger.store.putTurnEmbeddings(
+    await store.putTurnEmbeddings(
       embedder.model,
       batch.map((row, index) => ({ turnId: row.turnId, vector: Float32Array.from(vectors[index] as number[]) })),
     );
+    onStored?.(batch.length);
   }
-  return missing.length;
 }
 
 /** The line's turns with a vector of `model`, most similar to `query` first (similarity as score). */
