@@ -1,6 +1,7 @@
 // The search benchmark's queries, by kind, and the words planted in the history so that each kind has a known number of
-// matches: a rare identifier in one turn (and one event), a word only in the first half of the history (always
-// summarized by the time the build ends), three words taken from one turn, a common word, and a word in no text at all.
+// matches: a rare identifier in one turn (and one event), the same identifier typed with two common words, a word only
+// in the first half of the history (always summarized by the time the build ends), three words taken from one turn, a
+// common word, and a word in no text at all.
 
 import type { AppendTurnInput } from '../../packages/agents-ledger/src/index.ts';
 import type { ContentBlock } from '../../packages/core/src/index.ts';
@@ -9,6 +10,7 @@ import { createSeededRandom, type SeededRandom } from './seeded-random.ts';
 
 export const QUERY_KINDS = [
   'rare identifier',
+  'rare word among common ones',
   'common word',
   '3 words of one turn',
   'word only in summarized turns',
@@ -20,6 +22,8 @@ export type QueryKind = (typeof QUERY_KINDS)[number];
 const QUERIES_PER_KIND = 8;
 /** Words of the synthetic conversation that most turns contain (see synthetic-conversation.ts). */
 const COMMON_WORDS = ['the', 'deployment', 'should', 'latency', 'because', 'cache', 'database', 'with'];
+/** Common words that are no English stop word (PostgreSQL drops those): typed beside an identifier. */
+const COMMON_CONTENT_WORDS = ['deployment', 'latency', 'cache', 'database'];
 /** In no word list of the generators, so they match only where planted. */
 const SUMMARIZED_ONLY_WORDS = ['okapi', 'quetzal', 'axolotl', 'pangolin'];
 /** One planted word every this many turns (and events), in the first half of the history only. */
@@ -74,6 +78,10 @@ export function planQueries(size: number, seed: number): QueryPlan {
     phraseTurns,
     queries: {
       'rare identifier': identifiers,
+      // Most planted turns hold neither common word, so every word matches nothing and any word is searched.
+      'rare word among common ones': identifiers.map(
+        (identifier, index) => `${identifier} ${COMMON_CONTENT_WORDS[index % 4]} ${COMMON_CONTENT_WORDS[(index + 1) % 4]}`,
+      ),
       'common word': COMMON_WORDS,
       'word only in summarized turns': SUMMARIZED_ONLY_WORDS,
       'no match': Array.from({ length: QUERIES_PER_KIND }, () => `xq${letters(random, 7)}`),

@@ -116,6 +116,8 @@ export const agentTurns = pgTable(
     index('idx_turns_previous_compaction').on(table.previousCompactionId),
     index('idx_turns_compaction').on(table.sessionId, table.summarizedThroughDepth).where(sql`${table.turnType} = 'compaction'`),
     index('idx_turns_search').using('gin', table.searchVector),
+    /** A search's newest matches are read backwards along it when a word is common (@agent-ledger/store search-bounds.ts). */
+    index('idx_turns_timestamp').on(table.timestamp),
     check(
       'compaction_fields',
       sql`(${table.turnType} = 'normal' AND ${table.summary} IS NULL AND ${table.role} IS NOT NULL)
@@ -149,6 +151,8 @@ export const events = pgTable(
     uniqueIndex('idx_events_channel_seq').on(table.channel, table.seq),
     index('idx_events_channel_occurred').on(table.channel, table.occurredAt),
     index('idx_events_search').using('gin', table.searchVector),
+    /** A search's newest matches are read backwards along it when a word is common (@agent-ledger/store search-bounds.ts). */
+    index('idx_events_received').on(table.receivedAt),
     check('seq_positive', sql`${table.seq} >= 1`),
   ],
 );

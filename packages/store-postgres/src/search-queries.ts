@@ -4,7 +4,8 @@
 // then the older row first: timestamp or receivedAt, then id: search-cursor.ts); snippets by
 // ts_headline for the hits shown (search-snippets.ts); and the turns' embedding vectors
 // (embedding-queries.ts). The semantics are sqlite/search-queries.ts's. The tsquery of a match is
-// built in search-tsquery.ts, the turn search in turn-search.ts, the event search in event-search.ts.
+// built in search-tsquery.ts, the turn search in turn-search.ts, the event search in event-search.ts;
+// what one search ranks is bounded in search-plan.ts (@agent-ledger/store search-bounds.ts).
 
 import type { SearchStore } from '@agent-ledger/store';
 import { putTurnEmbeddings, turnEmbeddingPage, turnEmbeddings, turnsWithoutEmbedding } from './embedding-queries.ts';

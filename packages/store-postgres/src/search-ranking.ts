@@ -1,7 +1,6 @@
 // How search hits are scored: ts_rank_cd normalized by length (higher is better), and for turns
 // searched by several words, each word's rank weighted by its rarity as bm25 weighs it.
 
-import type { Expression } from './search-tsquery.ts';
 import type { SqlParameters } from './sql-parameters.ts';
 
 /**
@@ -20,6 +19,15 @@ export interface ScoredTurnsSelect {
   filters: readonly string[];
 }
 
+/** What ranks the hits: the words weighed (none: advanced syntax), their tsquery, and among which rows. */
+export interface TurnRanking {
+  words?: readonly string[];
+  /** The rank tsquery's SQL (binding its values when called: only a ranking by one query uses it). */
+  tsquery: () => string;
+  /** Weigh the words among the hits (any-word, a bounded search, every word common), not the filtered turns. */
+  weighAmongHits: boolean;
+}
+
 /**
  * `hits` (`hitColumns` and `search_vector` of the rows `from` and `where` give) and `scored`
  * (`columns` of hits, and a `score`, higher is better) as WITH clauses. Advanced syntax is ranked by RANK. A query of words
@@ -27,25 +35,21 @@ export interface ScoredTurnsSelect {
  * bm25's `ln(1 + (n − holding + 0.5) / (holding + 0.5))`, summed. The frequencies are counted over
  * the turns under the same filters that hold any of the words (on recall's line: that
  * conversation), turns and compaction summaries apart as SQLite's two indexes keep them, so
- * summaries repeating a word never make it common for the turns. ts_rank_cd alone weighs every word
- * alike, so in a conversation the speakers' names, in most turns and in most questions, counted as
- * much as the rare word that finds the answer (LoCoMo conv-41, recall at 1,000 tokens: 58.2% of the
- * evidence on PostgreSQL against 75.0% on SQLite; 75.6% with the weights).
+ * summaries repeating a word never make it common for the turns; among the hits themselves when
+ * `weighAmongHits` (then the count is bounded as the hits are: @agent-ledger/store search-bounds.ts). ts_rank_cd alone
+ * weighs every word alike, so in a conversation the speakers' names, in most turns and in most
+ * questions, counted as much as the rare word that finds the answer (LoCoMo conv-41, recall at
+ * 1,000 tokens: 58.2% of the evidence on PostgreSQL against 75.0% on SQLite; 75.6% with the weights).
  */
-export function scoredTurns(
-  expression: Expression,
-  tsquery: string,
-  select: ScoredTurnsSelect,
-  parameters: SqlParameters,
-): string {
+export function scoredTurns(ranking: TurnRanking, select: ScoredTurnsSelect, parameters: SqlParameters): string {
   const hits = `hits AS (SELECT ${select.hitColumns}, t.search_vector ${select.from} WHERE ${select.where.join(' AND ')})`;
-  const words = expression.words;
+  const words = ranking.words;
   if (!words || words.length < 2) {
-    return `${hits}, scored AS (SELECT ${select.columns}, ${RANK('h.search_vector', tsquery)} AS score FROM hits h)`;
+    return `${hits}, scored AS (SELECT ${select.columns}, ${RANK('h.search_vector', ranking.tsquery())} AS score FROM hits h)`;
   }
   const list = parameters.add(words);
-  // Searching any word, the hits are that population already: no second scan.
-  const pool = expression.anyWord
+  // Weighing among the hits, they are that population already: no second scan.
+  const pool = ranking.weighAmongHits
     ? 'SELECT h.turn_type, h.search_vector FROM hits h'
     : 'SELECT t.turn_type, t.search_vector FROM agent_turns t WHERE ' +
       [`t.search_vector @@ nexus_words_tsquery(${list}::text[], true)`, ...select.filters].join(' AND ');

@@ -58,24 +58,71 @@ export function matchExpressions(match: SearchMatch): Expression[] {
   }
   if (match.words.length === 0) return [];
   const words = match.words.map(withoutNul);
-  const all: Expression = Object.assign(
-    (parameters: SqlParameters) => `nexus_words_tsquery(${parameters.add(words)}::text[], false)`,
-    { words },
-  );
-  const any: Expression = Object.assign(
-    (parameters: SqlParameters) => `nexus_words_tsquery(${parameters.add(words)}::text[], true)`,
-    { words, anyWord: true },
-  );
+  const all = wordsExpression(words, false);
+  const any = wordsExpression(words, true);
   if (match.mode === 'all') return [all];
   if (match.mode === 'any') return [any];
   return words.length > 1 ? [all, any] : [all];
 }
 
+/**
+ * What a search matches, and the tsquery that ranks its matches. They differ when common words only
+ * filter (every word must match, the rarer words rank): then `rank` is the same object as `match`
+ * only when they are the same query.
+ */
+export interface SearchExpression {
+  match: Expression;
+  rank: Expression;
+}
+
+/** The tsquery of `words` joined by AND or OR, carrying its words (scoredTurns weighs them). */
+function wordsExpression(words: readonly string[], anyWord: boolean): Expression {
+  return Object.assign((parameters: SqlParameters) => `nexus_words_tsquery(${parameters.add(words)}::text[], ${anyWord})`, {
+    words,
+    anyWord,
+  });
+}
+
+/** The words that rank a search: those not `common`, or every word when all are. */
+function rankingWords(words: readonly string[], common: ReadonlySet<string>): readonly string[] {
+  const ranking = words.filter((word) => !common.has(word));
+  return (ranking.length > 0 ? ranking : words).map(withoutNul);
+}
+
+/** Every word must match; the words not `common` rank (@agent-ledger/store search-bounds.ts). */
+export function everyWordExpression(words: readonly string[], common: ReadonlySet<string>): SearchExpression {
+  const all = wordsExpression(words.map(withoutNul), false);
+  const ranked = rankingWords(words, common);
+  return { match: all, rank: ranked.length === words.length ? all : wordsExpression(ranked, false) };
+}
+
+/** Any word not `common` matches and ranks, so a common word cannot flood the search (@agent-ledger/store search-bounds.ts). */
+export function anyWordExpression(words: readonly string[], common: ReadonlySet<string>): SearchExpression {
+  const any = wordsExpression(rankingWords(words, common), true);
+  return { match: any, rank: any };
+}
+
+/**
+ * SQL true for the rows `expression` matches (`vector`: their search_vector), and the SQL of its
+ * rank tsquery. When only the rarer words rank, the index is asked for those (a short list), and the
+ * whole query is checked on the rows found as a plain condition (IS TRUE keeps the planner from
+ * reading a common word's long list in the index too).
+ */
+export function matchingClause(
+  expression: SearchExpression,
+  vector: string,
+  parameters: SqlParameters,
+): { sql: string; rank: string } {
+  const rank = expression.rank(parameters);
+  if (expression.rank === expression.match) return { sql: `${vector} @@ ${rank}`, rank };
+  return { sql: `${vector} @@ ${rank} AND (${vector} @@ ${expression.match(parameters)}) IS TRUE`, rank };
+}
+
 /** The expression a search uses: the first that finds something, else the last (undefined: no match). */
-export async function chooseExpression(
-  expressions: Expression[],
-  found: (expression: Expression) => Promise<boolean>,
-): Promise<Expression | undefined> {
+export async function chooseExpression<T>(
+  expressions: readonly T[],
+  found: (expression: T) => Promise<boolean>,
+): Promise<T | undefined> {
   for (const [index, expression] of expressions.entries()) {
     if (index === expressions.length - 1 || (await found(expression))) return expression;
   }

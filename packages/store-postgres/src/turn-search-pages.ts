@@ -4,10 +4,10 @@
 import type { TurnSearchQuery } from '@agent-ledger/store';
 import type { PgExecutor } from './pg-executor.ts';
 import { afterClause, type KeysetPosition } from './search-cursor.ts';
-import { scoredTurns } from './search-ranking.ts';
-import type { Expression } from './search-tsquery.ts';
+import { plannedRows, type SearchPlan, type SearchSource } from './search-plan.ts';
+import { type ScoredTurnsSelect, scoredTurns } from './search-ranking.ts';
 import { SqlParameters } from './sql-parameters.ts';
-import { canonicalTurn, turnFilters } from './turn-search-clauses.ts';
+import { canonicalTurn } from './turn-search-clauses.ts';
 
 /** A ranked match and the turn standing for it. */
 export interface TurnRow {
@@ -23,28 +23,38 @@ export interface TurnRow {
   canonicalTimestamp: number;
 }
 
-/** Which page to read: the search, its tsquery, where the page before ended, and how many rows. */
+/** Which page to read: the search, its plan and source, where the page before ended, and how many rows. */
 export interface TurnPageRequest {
-  expression: Expression;
+  plan: SearchPlan;
+  source: SearchSource;
   query: TurnSearchQuery;
   after: KeysetPosition | null;
   take: number;
 }
 
+/** The `hits` and `scored` WITH clauses of a page: the rows the plan ranks, scored (search-ranking.ts). */
+function scoredPlan(
+  { plan, source }: Pick<TurnPageRequest, 'plan' | 'source'>,
+  select: Pick<ScoredTurnsSelect, 'hitColumns' | 'columns' | 'from'>,
+  parameters: SqlParameters,
+): string {
+  const rows = plannedRows(plan, source, parameters);
+  return scoredTurns(
+    { words: plan.expression.rank.words, tsquery: rows.rank, weighAmongHits: plan.weighAmongHits },
+    { ...select, where: rows.where, filters: rows.filters },
+    parameters,
+  );
+}
+
 /** The raw view: every matching turn, standing for itself. */
-export function rawTurnPage(db: PgExecutor, { expression, query, after, take }: TurnPageRequest): Promise<TurnRow[]> {
+export function rawTurnPage(db: PgExecutor, { plan, source, after, take }: TurnPageRequest): Promise<TurnRow[]> {
   const parameters = new SqlParameters();
-  const tsquery = expression(parameters);
-  const filters = turnFilters(query.filters ?? {}, parameters);
-  const scored = scoredTurns(
-    expression,
-    tsquery,
+  const scored = scoredPlan(
+    { plan, source },
     {
       hitColumns: 't.id, t.session_id, t.depth, t.turn_type, t.role, t.timestamp',
       columns: 'h.id, h.session_id, h.depth, h.turn_type, h.role, h.timestamp',
       from: 'FROM agent_turns t',
-      where: [`t.search_vector @@ ${tsquery}`, ...filters],
-      filters,
     },
     parameters,
   );
@@ -64,22 +74,17 @@ export function rawTurnPage(db: PgExecutor, { expression, query, after, take }: 
  * match), best score first. Every match is ranked once per page, and a compaction appears on one
  * page only.
  */
-export function resolvedTurnPage(db: PgExecutor, { expression, query, after, take }: TurnPageRequest): Promise<TurnRow[]> {
+export function resolvedTurnPage(db: PgExecutor, { plan, source, query, after, take }: TurnPageRequest): Promise<TurnRow[]> {
   const parameters = new SqlParameters();
   const canonical = canonicalTurn(query.filters?.scope?.line, query.lineCompaction ?? null, parameters);
-  const tsquery = expression(parameters);
-  const filters = turnFilters(query.filters ?? {}, parameters);
-  const scored = scoredTurns(
-    expression,
-    tsquery,
+  const scored = scoredPlan(
+    { plan, source },
     {
       hitColumns: `t.id, t.session_id, t.depth, t.turn_type, t.role, t.timestamp, ${canonical} AS canonical`,
       columns: 'h.id, h.session_id, h.depth, h.turn_type, h.role, h.timestamp, h.canonical',
       from:
         'FROM agent_turns t JOIN agent_sessions s ON s.id = t.session_id ' +
         'LEFT JOIN agent_turns h ON h.id = s.head_turn_id LEFT JOIN agent_turns c ON c.id = h.latest_compaction_id',
-      where: [`t.search_vector @@ ${tsquery}`, ...filters],
-      filters,
     },
     parameters,
   );

@@ -1,20 +1,27 @@
-// Turn search: the tsquery that finds something under the filters, a ranked page of its matches in
-// the asked view, and snippets for the hits shown; and the counts of matching and stored turns.
+// Turn search: the plan (which words rank, the tsquery that finds something under the filters, and
+// which matches rank when too many match: the newest by timestamp, search-plan.ts), a ranked page of
+// its matches in the asked view, and snippets for the hits shown; and the counts of matching and
+// stored turns.
 
 import type { SearchMatch, SearchPage, TurnSearchFilters, TurnSearchHit, TurnSearchQuery } from '@agent-ledger/store';
 import type { PgExecutor } from './pg-executor.ts';
 import { decodeCursor, encodeCursor, type KeysetPosition } from './search-cursor.ts';
+import { planSearch, type SearchSource } from './search-plan.ts';
 import { turnSnippets } from './search-snippets.ts';
-import { chooseExpression, type Expression, matchExpressions } from './search-tsquery.ts';
+import { matchExpressions } from './search-tsquery.ts';
 import { SqlParameters } from './sql-parameters.ts';
 import { turnFilters } from './turn-search-clauses.ts';
 import { rawTurnPage, resolvedTurnPage, type TurnRow } from './turn-search-pages.ts';
 
-async function anyTurnMatch(db: PgExecutor, expression: Expression, filters: TurnSearchFilters): Promise<boolean> {
-  const parameters = new SqlParameters();
-  const where = [`t.search_vector @@ ${expression(parameters)}`, ...turnFilters(filters, parameters)];
-  const rows = await db.query(`SELECT 1 FROM agent_turns t WHERE ${where.join(' AND ')} LIMIT 1`, parameters.values);
-  return rows.length > 0;
+/** Where a turn search looks: agent_turns under the search's filters, newest by timestamp. */
+function turnSource(filters: TurnSearchFilters): SearchSource {
+  return {
+    table: 'agent_turns',
+    alias: 't',
+    age: 't.timestamp',
+    filters: (parameters) => turnFilters(filters, parameters),
+    population: (parameters) => turnFilters({ turnType: filters.turnType }, parameters),
+  };
 }
 
 const positionOf = (row: TurnRow): KeysetPosition => ({ score: row.score, age: row.timestamp, id: row.id });
@@ -36,13 +43,16 @@ function hitOf(row: TurnRow, snippets: Map<string, string>): TurnSearchHit {
   };
 }
 
+/**
+ * A page of a turn search, ranked as planSearch decides (common words do not rank; at most the
+ * newest RANKED_ROWS matches do: @agent-ledger/store search-bounds.ts).
+ */
 export async function searchTurns(db: PgExecutor, query: TurnSearchQuery): Promise<SearchPage<TurnSearchHit>> {
   const after = decodeCursor(query.cursor);
-  const expression = await chooseExpression(matchExpressions(query.match), (candidate) =>
-    anyTurnMatch(db, candidate, query.filters ?? {}),
-  );
-  if (expression === undefined) return { hits: [], nextCursor: null };
-  const request = { expression, query, after, take: query.limit + 1 };
+  const source = turnSource(query.filters ?? {});
+  const plan = await planSearch(db, query.match, source);
+  if (plan === undefined) return { hits: [], nextCursor: null };
+  const request = { plan, source, query, after, take: query.limit + 1 };
   const rows = await (query.view === 'raw' ? rawTurnPage(db, request) : resolvedTurnPage(db, request));
   const page = rows.slice(0, query.limit);
   const snippets =
@@ -50,7 +60,7 @@ export async function searchTurns(db: PgExecutor, query: TurnSearchQuery): Promi
       ? new Map<string, string>()
       : await turnSnippets(
           db,
-          expression,
+          plan.expression.match,
           page.map((row) => row.id),
         );
   const hits = page.map((row) => hitOf(row, snippets));

@@ -1,10 +1,13 @@
 // Event search on SQLite: FTS5 over events (events_fts), ranked by bm25 (the store's score is bm25
-// negated: higher is better) and keyset-paged on (bm25, rowid).
+// negated: higher is better) and keyset-paged on (bm25, rowid). What is ranked is bounded as for
+// turns (search-candidates.ts): common words do not rank, and at most the newest RANKED_ROWS matches do.
 
 import type { EventSearchFilters, EventSearchHit, EventSearchQuery, SearchPage } from '@agent-ledger/store';
-import { chooseExpression, decodeCursor, encodeCursor, type KeysetPosition, withSearchErrors } from './fts5-query.ts';
-import { snippetOf } from './fts5-snippet.ts';
-import type { Clauses } from './search-clauses.ts';
+import { decodeCursor, encodeCursor, type KeysetPosition, type SearchExpression, withSearchErrors } from './fts5-query.ts';
+import { type SearchIndex, snippetsOf } from './fts5-snippet.ts';
+import { type NewestRows, type RowSource, rankedRows } from './search-candidates.ts';
+import { type Clauses, keyset } from './search-clauses.ts';
+import { planSearch } from './search-plan.ts';
 import type { SqliteConnection } from './sqlite-connection.ts';
 
 type EventRow = Record<string, unknown> & { rowid: number; score: number };
@@ -24,40 +27,50 @@ function eventFilters(filters: EventSearchFilters): Clauses {
   return { clauses, parameters };
 }
 
-/** One ranked page of the events `expression` matches under the filters. */
+const EVENTS_INDEX: readonly SearchIndex[] = ['events_fts'];
+const EVENTS: RowSource = { table: 'events', alias: 'e' };
+
+/** One ranked page of the events `expression` matches under the filters (bounded: the newest of them). */
 function eventRows(
   connection: SqliteConnection,
-  { expression, filters, after, take }: { expression: string; filters: Clauses; after: KeysetPosition | null; take: number },
+  {
+    expression,
+    newest,
+    filters,
+    after,
+    take,
+  }: { expression: SearchExpression; newest: NewestRows | null; filters: Clauses; after: KeysetPosition | null; take: number },
 ): EventRow[] {
-  const where = ['events_fts MATCH ?', ...filters.clauses];
-  const values: unknown[] = [expression, ...filters.parameters];
-  if (after) {
-    where.push('(bm25(events_fts) > ? OR (bm25(events_fts) = ? AND e.rowid > ?))');
-    values.push(after.score, after.score, after.rowid);
-  }
+  const matched = rankedRows(EVENTS_INDEX, expression, newest);
+  const page = keyset(after, 'm.score', 'e.rowid');
+  const where = [...filters.clauses, ...page.clauses];
   const sql =
     'SELECT e.id, e.channel, e.external_id AS externalId, e.author, e.kind, e.payload, e.occurred_at AS occurredAt, ' +
     'e.received_at AS receivedAt, e.seq, e.prev_hash AS prevHash, e.hash, e.search_text AS searchText, ' +
-    'e.rowid AS rowid, bm25(events_fts) AS score ' +
-    `FROM events_fts JOIN events e ON e.rowid = events_fts.rowid WHERE ${where.join(' AND ')} ORDER BY score, e.rowid LIMIT ?`;
-  return connection.statement(sql).all(...values, take) as EventRow[];
+    `e.rowid AS rowid, m.score AS score FROM ${matched.sql} CROSS JOIN events e ON e.rowid = m.matchRowid ` +
+    `${where.length > 0 ? `WHERE ${where.join(' AND ')} ` : ''}ORDER BY score, e.rowid LIMIT ?`;
+  return connection.statement(sql).all(...matched.parameters, ...filters.parameters, ...page.parameters, take) as EventRow[];
 }
 
 export function searchEvents(connection: SqliteConnection, query: EventSearchQuery): SearchPage<EventSearchHit> {
   return withSearchErrors(query.match, () => {
     const filters = eventFilters(query.filters ?? {});
     const after = decodeCursor(query.cursor);
-    const expression = chooseExpression(
-      query.match,
-      (candidate) => eventRows(connection, { expression: candidate, filters, after: null, take: 1 }).length > 0,
-    );
-    if (expression === undefined) return { hits: [], nextCursor: null };
-    const rows = eventRows(connection, { expression, filters, after, take: query.limit + 1 });
+    const plan = planSearch(connection, query.match, { indexes: EVENTS_INDEX, rows: EVENTS, filters });
+    if (plan === undefined) return { hits: [], nextCursor: null };
+    const { expression, newest } = plan;
+    const rows = eventRows(connection, { expression, newest, filters, after, take: query.limit + 1 });
     const page = rows.slice(0, query.limit);
+    const snippets = snippetsOf(connection, {
+      table: 'events_fts',
+      expression: expression.match,
+      rowids: page.map((row) => row.rowid),
+      floor: newest?.floor ?? null,
+    });
     const hits: EventSearchHit[] = page.map(({ rowid, score, ...record }) => ({
       event: record as unknown as EventSearchHit['event'],
       score: -score,
-      snippet: snippetOf(connection, { table: 'events_fts', expression, rowid }),
+      snippet: snippets.get(rowid) ?? '',
       cursor: encodeCursor({ score, rowid }),
     }));
     const last = page.at(-1);

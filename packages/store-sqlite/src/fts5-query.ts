@@ -1,5 +1,6 @@
 // SearchStore's engine-neutral inputs as SQLite FTS5: MATCH expressions (and which one a search
-// uses), keyset cursors over (bm25, rowid), and what an FTS5 error in an advanced query means.
+// uses, with the words that rank it), keyset cursors over (bm25, rowid), and what an FTS5 error in
+// an advanced query means.
 
 import { invalidCursorError, SearchSyntaxError } from '@agent-ledger/core';
 import type { SearchMatch } from '@agent-ledger/store';
@@ -25,6 +26,37 @@ export function matchExpressions(match: SearchMatch): string[] {
   if (match.mode === 'all') return [all];
   if (match.mode === 'any') return [any];
   return match.words.length > 1 ? [all, any] : [all];
+}
+
+/**
+ * What a search matches, and the expression bm25 ranks the matches by. They differ when common words
+ * only filter: `"okapi" AND "the"` matches, `"okapi"` ranks (@agent-ledger/store search-bounds.ts).
+ */
+export interface SearchExpression {
+  match: string;
+  rank: string;
+}
+
+/** The words that rank a search: those not `common`, or every word when all are. */
+function rankingWords(words: readonly string[], common: ReadonlySet<string>): readonly string[] {
+  const ranking = words.filter((word) => !common.has(word));
+  return ranking.length > 0 ? ranking : words;
+}
+
+/** Every word must match; the words not `common` rank (@agent-ledger/store search-bounds.ts). */
+export function everyWordExpression(words: readonly string[], common: ReadonlySet<string>): SearchExpression {
+  return { match: wordsExpression(words, 'all') ?? '', rank: wordsExpression(rankingWords(words, common), 'all') ?? '' };
+}
+
+/** Any word not `common` matches and ranks, so a common word cannot flood the search (@agent-ledger/store search-bounds.ts). */
+export function anyWordExpression(words: readonly string[], common: ReadonlySet<string>): SearchExpression {
+  const any = wordsExpression(rankingWords(words, common), 'any') ?? '';
+  return { match: any, rank: any };
+}
+
+/** A word as an FTS5 literal, the way every expression above quotes it. */
+export function wordLiteral(word: string): string {
+  return wordsExpression([word], 'all') ?? '""';
 }
 
 /** Where a ranked page ends: FTS5's bm25 (lower is better) and the row's rowid. */
@@ -58,10 +90,4 @@ export function withSearchErrors<T>(match: SearchMatch, work: () => T): T {
       throw new SearchSyntaxError(match.advanced, error.message);
     throw error;
   }
-}
-
-/** The expression a search uses: the first that finds something under the filters, else the last. */
-export function chooseExpression(match: SearchMatch, found: (expression: string) => boolean): string | undefined {
-  const expressions = matchExpressions(match);
-  return expressions.find((candidate, index) => index === expressions.length - 1 || found(candidate));
 }

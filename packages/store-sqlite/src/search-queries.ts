@@ -1,8 +1,8 @@
 // Search on SQLite, assembled: FTS5 over agent_turns (turn-search.ts: turns_fts for normal turns,
 // compactions_fts for compaction summaries, read together) and events (event-search.ts: events_fts),
 // ranked by bm25 (the store's score is bm25 negated: higher is better), keyset-paged on
-// (bm25, rowid); and the turns' embedding vectors (embedding-queries.ts: turn_embeddings, one
-// float32 blob per turn and model).
+// (bm25, rowid), what one search ranks bounded in search-plan.ts (@agent-ledger/store search-bounds.ts); and the turns'
+// embedding vectors (embedding-queries.ts: turn_embeddings, one float32 blob per turn and model).
 
 import type { SearchStore } from '@agent-ledger/store';
 import { putEmbeddingsTransaction, turnEmbeddingPage, turnEmbeddings, turnsWithoutEmbedding } from './embedding-queries.ts';

@@ -1,18 +1,15 @@
 // Turn search on SQLite: FTS5 over agent_turns (turns_fts for normal turns, compactions_fts for
 // compaction summaries, read together), ranked by bm25 and keyset-paged on (bm25, rowid). A page is
-// raw (every matching turn) or resolved (each match stands as the compaction that covers it).
+// raw (every matching turn) or resolved (each match stands as the compaction that covers it). What
+// is ranked is bounded (search-candidates.ts): common words do not rank, and at most the newest
+// RANKED_ROWS matches do.
 
 import type { SearchMatch, SearchPage, TurnSearchFilters, TurnSearchHit, TurnSearchQuery } from '@agent-ledger/store';
-import {
-  chooseExpression,
-  decodeCursor,
-  encodeCursor,
-  type KeysetPosition,
-  matchExpressions,
-  withSearchErrors,
-} from './fts5-query.ts';
-import { snippetOf } from './fts5-snippet.ts';
+import { decodeCursor, encodeCursor, type KeysetPosition, matchExpressions, withSearchErrors } from './fts5-query.ts';
+import { type SearchIndex, snippetsOf } from './fts5-snippet.ts';
+import { type BoundSql, type RowSource, rankedRows } from './search-candidates.ts';
 import { type Clauses, keyset, lineClauses } from './search-clauses.ts';
+import { planSearch, type SearchPlan } from './search-plan.ts';
 import type { SqliteConnection } from './sqlite-connection.ts';
 
 function turnFilters(filters: TurnSearchFilters): Clauses {
@@ -62,53 +59,36 @@ interface TurnRow {
 }
 
 /**
- * The turns a full-text expression matches, as `m (matchRowid, score)`: normal turns from turns_fts,
- * compaction summaries from compactions_fts (migration 0012), each scored by its own index's bm25.
- * Two indexes so that bm25's statistics over the turns are not skewed by summaries repeating the same
- * lines compaction after compaction. A search of one turn type reads that type's index only (recall
- * searches normal turns: it never scores the summaries); otherwise both, so a search finds summaries
- * as before. `expressions`: how many times the expression is bound.
+ * The indexes a turn search reads: normal turns in turns_fts, compaction summaries in
+ * compactions_fts (migration 0012), each row scored by its own index's bm25. Two indexes so that
+ * bm25's statistics over the turns are not skewed by summaries repeating the same lines compaction
+ * after compaction. A search of one turn type reads that type's index only (recall searches normal
+ * turns: it never scores the summaries); otherwise both, so a search finds summaries as before.
  */
-function matchedTurns(turnType: TurnSearchFilters['turnType']): { sql: string; expressions: number } {
-  const index = (name: string) => `SELECT rowid AS matchRowid, bm25(${name}) AS score FROM ${name} WHERE ${name} MATCH ?`;
-  if (turnType === 'normal') return { sql: `(${index('turns_fts')}) m`, expressions: 1 };
-  if (turnType === 'compaction') return { sql: `(${index('compactions_fts')}) m`, expressions: 1 };
-  return { sql: `(${index('turns_fts')} UNION ALL ${index('compactions_fts')}) m`, expressions: 2 };
+function turnIndexes(turnType: TurnSearchFilters['turnType']): SearchIndex[] {
+  if (turnType === 'normal') return ['turns_fts'];
+  if (turnType === 'compaction') return ['compactions_fts'];
+  return ['turns_fts', 'compactions_fts'];
 }
 
-/** The expression once per index `matchedTurns` reads. */
-function bound(expression: string, matched: { expressions: number }): string[] {
-  return Array.from({ length: matched.expressions }, () => expression);
-}
+const TURNS: RowSource = { table: 'agent_turns', alias: 't' };
 
 const TURN_HIT_COLUMNS =
   't.id AS id, t.session_id AS sessionId, t.depth AS depth, t.turn_type AS turnType, t.role AS role, t.timestamp AS timestamp';
 
-/** Whether `expression` matches any turn under the filters. */
-function anyTurnMatch(
-  connection: SqliteConnection,
-  { expression, filters, turnType }: { expression: string; filters: Clauses; turnType: TurnSearchFilters['turnType'] },
-): boolean {
-  const matched = matchedTurns(turnType);
-  const where = filters.clauses.length > 0 ? ` WHERE ${filters.clauses.join(' AND ')}` : '';
-  const sql = `SELECT 1 FROM ${matched.sql} CROSS JOIN agent_turns t ON t.rowid = m.matchRowid${where} LIMIT 1`;
-  return connection.statement(sql).get(...bound(expression, matched), ...filters.parameters) !== undefined;
-}
-
-/** One ranked page: the expression, the search's filters, where the page starts and how many rows to take. */
+/**
+ * One ranked page: the matching rows with their scores (rankedRows), the search's filters, where
+ * the page starts and how many rows to take.
+ */
 interface PageRequest {
-  expression: string;
+  matched: BoundSql;
   filters: Clauses;
   after: KeysetPosition | null;
   take: number;
 }
 
 /** Every matching turn, as itself. */
-function rawPage(
-  connection: SqliteConnection,
-  { expression, filters, after, take, turnType }: PageRequest & { turnType: TurnSearchFilters['turnType'] },
-): TurnRow[] {
-  const matched = matchedTurns(turnType);
+function rawPage(connection: SqliteConnection, { matched, filters, after, take }: PageRequest): TurnRow[] {
   const page = keyset(after, 'm.score', 't.rowid');
   const where = [...filters.clauses, ...page.clauses];
   const sql =
@@ -116,9 +96,7 @@ function rawPage(
     't.session_id AS canonicalSessionId, t.timestamp AS canonicalTimestamp ' +
     `FROM ${matched.sql} CROSS JOIN agent_turns t ON t.rowid = m.matchRowid ` +
     `${where.length > 0 ? `WHERE ${where.join(' AND ')} ` : ''}ORDER BY score, t.rowid LIMIT ?`;
-  return connection
-    .statement(sql)
-    .all(...bound(expression, matched), ...filters.parameters, ...page.parameters, take) as TurnRow[];
+  return connection.statement(sql).all(...matched.parameters, ...filters.parameters, ...page.parameters, take) as TurnRow[];
 }
 
 /**
@@ -147,9 +125,8 @@ function canonicalTurn(query: TurnSearchQuery): { sql: string; parameters: unkno
  */
 function resolvedPage(
   connection: SqliteConnection,
-  { expression, filters, after, take, query }: PageRequest & { query: TurnSearchQuery },
+  { matched, filters, after, take, query }: PageRequest & { query: TurnSearchQuery },
 ): TurnRow[] {
-  const matched = matchedTurns(query.filters?.turnType);
   const canonical = canonicalTurn(query);
   const page = keyset(after, 'g.score', 'g.turnRowid');
   const sql =
@@ -170,13 +147,10 @@ function resolvedPage(
     `${page.clauses.length > 0 ? `WHERE ${page.clauses.join(' AND ')} ` : ''}ORDER BY g.score, g.turnRowid LIMIT ?`;
   return connection
     .statement(sql)
-    .all(...canonical.parameters, ...bound(expression, matched), ...filters.parameters, ...page.parameters, take) as TurnRow[];
+    .all(...canonical.parameters, ...matched.parameters, ...filters.parameters, ...page.parameters, take) as TurnRow[];
 }
 
-function turnHit(
-  connection: SqliteConnection,
-  { row, expression, snippets }: { row: TurnRow; expression: string; snippets: boolean },
-): TurnSearchHit {
+function turnHit(row: TurnRow, snippet: string): TurnSearchHit {
   return {
     turnId: row.id,
     sessionId: row.sessionId,
@@ -185,13 +159,7 @@ function turnHit(
     role: row.role,
     timestamp: row.timestamp,
     score: -row.score,
-    snippet: snippets
-      ? snippetOf(connection, {
-          table: row.turnType === 'compaction' ? 'compactions_fts' : 'turns_fts',
-          expression,
-          rowid: row.rowid,
-        })
-      : '',
+    snippet,
     canonicalTurnId: row.canonical,
     canonicalSessionId: row.canonicalSessionId,
     canonicalTimestamp: row.canonicalTimestamp,
@@ -199,21 +167,39 @@ function turnHit(
   };
 }
 
+/** The snippets of a page's rows, by rowid, each from its own index. */
+function pageSnippets(
+  connection: SqliteConnection,
+  { rows, plan }: { rows: readonly TurnRow[]; plan: SearchPlan },
+): Map<number, string> {
+  const snippets = new Map<number, string>();
+  for (const table of ['turns_fts', 'compactions_fts'] as const) {
+    const rowids = rows
+      .filter((row) => (row.turnType === 'compaction') === (table === 'compactions_fts'))
+      .map((row) => row.rowid);
+    if (rowids.length === 0) continue;
+    const found = snippetsOf(connection, { table, expression: plan.expression.match, rowids, floor: plan.newest?.floor ?? null });
+    for (const [rowid, snippet] of found) snippets.set(rowid, snippet);
+  }
+  return snippets;
+}
+
+/**
+ * A page of a turn search, ranked as planSearch decides (common words do not rank; at most the
+ * newest RANKED_ROWS matches do: @agent-ledger/store search-bounds.ts).
+ */
 export function searchTurns(connection: SqliteConnection, query: TurnSearchQuery): SearchPage<TurnSearchHit> {
   return withSearchErrors(query.match, () => {
     const filters = turnFilters(query.filters ?? {});
     const after = decodeCursor(query.cursor);
-    const turnType = query.filters?.turnType;
-    const expression = chooseExpression(query.match, (candidate) =>
-      anyTurnMatch(connection, { expression: candidate, filters, turnType }),
-    );
-    if (expression === undefined) return { hits: [], nextCursor: null };
-    const request: PageRequest = { expression, filters, after, take: query.limit + 1 };
-    const rows =
-      query.view === 'raw' ? rawPage(connection, { ...request, turnType }) : resolvedPage(connection, { ...request, query });
+    const plan = planSearch(connection, query.match, { indexes: turnIndexes(query.filters?.turnType), rows: TURNS, filters });
+    if (plan === undefined) return { hits: [], nextCursor: null };
+    const matched = rankedRows(turnIndexes(query.filters?.turnType), plan.expression, plan.newest);
+    const request: PageRequest = { matched, filters, after, take: query.limit + 1 };
+    const rows = query.view === 'raw' ? rawPage(connection, request) : resolvedPage(connection, { ...request, query });
     const page = rows.slice(0, query.limit);
-    const snippets = query.snippets !== false;
-    const hits = page.map((row) => turnHit(connection, { row, expression, snippets }));
+    const snippets = query.snippets === false ? new Map<number, string>() : pageSnippets(connection, { rows: page, plan });
+    const hits = page.map((row) => turnHit(row, snippets.get(row.rowid) ?? ''));
     const last = page.at(-1);
     return { hits, nextCursor: rows.length > query.limit && last ? encodeCursor(last) : null };
   });

@@ -44,6 +44,7 @@ export type {
 export type { OpenLedgerStoreOptions } from './open-ledger-store.ts';
 export { displayLocation, isPostgresLocation, openLedgerStore } from './open-ledger-store.ts';
 export type { SessionRecord, StoredTurn, TurnEventLink, TurnRecord } from './records.ts';
+export { COMMON_WORD_ROWS, RANKED_ROWS } from './search-bounds.ts';
 export type {
   EventSearchFilters,
   EventSearchHit,

@@ -13,6 +13,10 @@
 //   websearch_to_tsquery. Syntax the engine refuses is SearchSyntaxError, never a driver error.
 // - Snippets are the matched text with each matching word in [brackets] and `…` where text was
 //   cut: text, not markup (nothing in them is escaped or interpreted).
+// - What one search ranks is bounded, whatever the ledger's size (docs/search.md, "Search at any
+//   size"): a word more than 1,000 rows hold does not rank when the query has a rarer word (and an
+//   any-word match leaves it out), and when more than 1,000 rows match under the filters, only the
+//   1,000 newest rank. Every page of one search makes the same choices while the index is unchanged.
 
 import type { EventRecord } from './event-store.ts';
 
