@@ -40,6 +40,13 @@ export interface HttpAppOptions {
   signals?: SessionSignals;
   /** How a 409 HEAD_CONFLICT's Retry-After is drawn and how long a winner's answer may wait (head-contention.ts). */
   headContention?: HeadContentionOptions;
+  /**
+   * Set by a program that opened the ledger without an embedder, saying in its own terms how to give
+   * it one (`nexus serve` names $NEXUS_EMBEDDINGS_URL and _MODEL): a search by meaning (HTTP
+   * mode=semantic, MCP mode "semantic") is then refused with EMBEDDER_NOT_CONFIGURED (400) and this
+   * text. Unset, the ledger is asked, and one without an embedder refuses by itself (INVALID_INPUT).
+   */
+  noEmbedderAdvice?: string;
 }
 
 export function createHttpApp(options: HttpAppOptions): Hono {
@@ -53,6 +60,7 @@ export function createHttpApp(options: HttpAppOptions): Hono {
     signals: options.signals ?? new SessionSignals(),
     contention: new HeadContention(options.headContention),
     stream: { pollIntervalMs: options.pollIntervalMs, heartbeatMs: options.heartbeatMs, shutdown: options.shutdown },
+    ...(options.noEmbedderAdvice === undefined ? {} : { noEmbedderAdvice: options.noEmbedderAdvice }),
   };
 
   if (!options.token) app.use('*', loopbackOnly());

@@ -30,6 +30,8 @@ const STATUS_BY_CODE: Record<string, ContentfulStatusCode> = {
   INVALID_INPUT: 400,
   INVALID_JSON: 400,
   SEARCH_SYNTAX: 400,
+  // Search by meaning on a server started without an embedding model: search by words, or configure one.
+  EMBEDDER_NOT_CONFIGURED: 400,
   UNAUTHORIZED: 401,
   FORBIDDEN_HOST: 403,
   FORBIDDEN_ORIGIN: 403,
@@ -47,6 +49,7 @@ const STATUS_BY_CODE: Record<string, ContentfulStatusCode> = {
   DATABASE_BUSY: 503,
   SUMMARIZER_FAILED: 502,
   MODEL_FAILED: 502,
+  EMBEDDER_FAILED: 502,
 };
 
 export function statusOf(code: string): ContentfulStatusCode {

@@ -8,6 +8,7 @@ export { type ErrorBody, errorBody, HttpError, statusOf } from './http-errors.ts
 export { createMcpServer, type McpServerOptions } from './mcp-server.ts';
 export { type McpStdioOptions, serveMcpOverStdio } from './mcp-stdio.ts';
 export { DEFAULT_CONTEXT_BUDGET, MAX_EXPAND_TURNS, MAX_TURN_CHARS } from './mcp-tools.ts';
+export { EMBEDDER_NOT_CONFIGURED, type MeaningHitView, type MeaningSearchView } from './meaning-search.ts';
 export { API_ROUTES, openApiDocument } from './openapi.ts';
 export { type SessionSignal, SessionSignals } from './session-signals.ts';
 export { DEFAULT_HEARTBEAT_MS, DEFAULT_POLL_INTERVAL_MS } from './session-stream.ts';

@@ -1,7 +1,8 @@
 // `nexus mcp`: the ledger as an MCP server, so any MCP client (Claude Code, Cursor, …) can recall
-// what its compactions dropped. Four read-only tools, registered with the SDK's McpServer; the
-// work is in mcp-tools.ts. A LedgerError becomes a tool result with isError (the model can read it
-// and fix its call); anything else is the SDK's protocol error.
+// what its compactions dropped (by words, or by meaning when the ledger has an embedder). Four
+// read-only tools, registered with the SDK's McpServer; the work is in mcp-tools.ts. A LedgerError
+// becomes a tool result with isError (the model can read it and fix its call); anything else is the
+// SDK's protocol error.
 
 import type { AgentsLedger } from '@agent-ledger/agents-ledger';
 import { LedgerError } from '@agent-ledger/core';
@@ -21,6 +22,11 @@ import {
 
 export interface McpServerOptions {
   ledger: AgentsLedger;
+  /**
+   * Set when the ledger has no embedder, saying how to give it one in the caller's terms: search_history's
+   * mode "semantic" is then described as unavailable and refused with this text (HttpAppOptions.noEmbedderAdvice).
+   */
+  noEmbedderAdvice?: string;
   name?: string;
   version?: string;
 }
@@ -31,14 +37,19 @@ const id = z.string().min(1).max(200);
 export function createMcpServer(options: McpServerOptions): McpServer {
   const { ledger } = options;
   const server = new McpServer({ name: options.name ?? 'nexus', version: options.version ?? '0.1.0' });
-  registerSearchHistory(server, ledger);
+  registerSearchHistory(server, ledger, options.noEmbedderAdvice);
   registerExpand(server, ledger);
   registerGetContext(server, ledger);
   registerListSessions(server, ledger);
   return server;
 }
 
-function registerSearchHistory(server: McpServer, ledger: AgentsLedger): void {
+function registerSearchHistory(server: McpServer, ledger: AgentsLedger, noEmbedderAdvice: string | undefined): void {
+  // A model should not be offered what this server cannot do: the mode says when it is off.
+  const semantic =
+    noEmbedderAdvice === undefined
+      ? '"semantic" ranks turns by meaning (stored vectors): use it when words found nothing because the turn may be phrased differently (a synonym, a paraphrase, another language)'
+      : '"semantic" (by meaning) is not available on this server: it has no embedding model';
   server.registerTool(
     'search_history',
     {
@@ -47,9 +58,11 @@ function registerSearchHistory(server: McpServer, ledger: AgentsLedger): void {
         'Full-text search over every recorded turn, including turns a compaction summarized away. A hit inside a ' +
         'summarized turn is reported as the compaction standing for it, with `via` = the turn that matched: `expand` the ' +
         '`via` id to read that turn, or the compaction id to read the turns its summary covers. Ask as you would ask a ' +
-        "person: the question's content words are searched (no syntax).",
+        'person: the question\'s content words are searched (no syntax). With mode "semantic" the turns nearest the ' +
+        'question in meaning come back instead, each with its similarity (no `via`, no cursor).',
       inputSchema: {
         query: z.string().min(1).max(2000).describe('what to look for: words, or a question'),
+        mode: z.enum(['words', 'semantic']).optional().describe(`"words" (default) matches words; ${semantic}`),
         session: id.optional().describe('only this session’s line (its own turns and those it forked from)'),
         raw: z.boolean().optional().describe('report the matching turns themselves rather than their compactions'),
         limit: z.number().int().min(1).max(50).optional().describe('hits to return (default 10)'),
@@ -57,7 +70,7 @@ function registerSearchHistory(server: McpServer, ledger: AgentsLedger): void {
       },
       annotations: { title: 'Search history', ...READ_ONLY },
     },
-    async (input) => answer(() => searchHistory(ledger, input)),
+    async (input) => answer(() => searchHistory(ledger, input, noEmbedderAdvice)),
   );
 }
 

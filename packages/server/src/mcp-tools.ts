@@ -1,10 +1,11 @@
-// What the MCP tools do, as plain functions over the agents ledger: search the whole history,
-// expand a compaction or topic back to its turns, build the context at a turn, list sessions.
-// They only read. Results are JSON-ready and capped in size (MCP clients refuse huge results);
+// What the MCP tools do, as plain functions over the agents ledger: search the whole history (by
+// words, or by meaning with the ledger's embedder), expand a compaction or topic back to its turns,
+// build the context at a turn, list sessions. They only read. Results are JSON-ready and capped in size (MCP clients refuse huge results);
 // mcp-server.ts registers them with the SDK.
 
 import type { AgentsLedger } from '@agent-ledger/agents-ledger';
 import { contentTerms, contentText, InvalidInputError, LedgerError, type Turn } from '@agent-ledger/core';
+import { searchByMeaningView } from './meaning-search.ts';
 
 /** Text of one turn in a result by default; longer text is cut with a marker saying how to get all of it. */
 export const MAX_TURN_CHARS = 4000;
@@ -58,10 +59,19 @@ function clipText(text: string, id: string, maxChars: number): string {
   return `${text.slice(0, maxChars)}… [${text.length - maxChars} more characters: expand ${id} with a larger maxChars]`;
 }
 
-export async function searchHistory(
-  ledger: AgentsLedger,
-  input: { query: string; session?: string; raw?: boolean; limit?: number; cursor?: string },
-) {
+export interface SearchHistoryInput {
+  query: string;
+  /** `words` (default) or `semantic`: by stored vectors, for a paraphrase that shares no word with the turn. */
+  mode?: 'words' | 'semantic';
+  session?: string;
+  raw?: boolean;
+  limit?: number;
+  cursor?: string;
+}
+
+/** `noEmbedderAdvice`: set when the ledger has no embedder (McpServerOptions); mode semantic is refused with it. */
+export async function searchHistory(ledger: AgentsLedger, input: SearchHistoryInput, noEmbedderAdvice?: string) {
+  if (input.mode === 'semantic') return searchHistoryByMeaning(ledger, input, noEmbedderAdvice);
   // A model asks as it would ask a person ("which redis host does staging use"): search its content
   // words, as recall does, so no turn ranks for sharing "does" with the question.
   const words = contentTerms(input.query).join(' ') || input.query;
@@ -83,6 +93,37 @@ export async function searchHistory(
       via: hit.via,
     })),
     nextCursor: result.nextCursor,
+  };
+}
+
+async function searchHistoryByMeaning(ledger: AgentsLedger, input: SearchHistoryInput, noEmbedderAdvice?: string) {
+  if (input.raw === true || input.cursor !== undefined) {
+    const given = input.raw === true ? 'raw' : 'cursor';
+    throw new InvalidInputError(
+      `mode "semantic" returns the turns themselves, nearest in meaning first, all at once: leave out ${given}.`,
+      'mode',
+    );
+  }
+  // The whole question is embedded: meaning lives in its phrasing, not in its content words alone.
+  const request = { query: input.query, session: input.session, limit: input.limit ?? 10 };
+  const result = await searchByMeaningView(ledger, request, noEmbedderAdvice);
+  return {
+    mode: result.mode,
+    model: result.model,
+    hits: result.hits.map((hit) => ({
+      turnId: hit.turnId,
+      sessionId: hit.sessionId,
+      type: 'normal' as const,
+      role: hit.role,
+      time: new Date(hit.timestamp).toISOString(),
+      similarity: hit.similarity,
+      snippet: hit.snippet,
+    })),
+    unembedded: result.unembedded,
+    ...(result.unembedded > 0
+      ? { note: `${result.unembedded} turns have no vector yet and cannot be found by meaning; mode "words" finds them.` }
+      : {}),
+    nextCursor: null,
   };
 }
 

@@ -135,10 +135,15 @@ export const API_ROUTES: RouteDoc[] = [
   {
     method: 'get',
     path: '/v1/search',
-    summary: 'Full-text search over every turn; summarized hits surface as their compaction with `via`',
+    summary:
+      'Full-text search over every turn; summarized hits surface as their compaction with `via`. ' +
+      'With `mode=semantic`: the turns whose stored vectors are nearest the query’s (session and limit only)',
     query: searchQuery,
-    success: [200, '{ hits, nextCursor }'],
-    errors: [404],
+    success: [
+      200,
+      '{ hits, nextCursor }; with mode=semantic { mode, model, hits: [{ turnId, sessionId, role, timestamp, similarity, snippet }], unembedded }',
+    ],
+    errors: [404, 502],
   },
   {
     method: 'post',
@@ -168,7 +173,7 @@ export const API_ROUTES: RouteDoc[] = [
 ];
 
 const STATUS_TEXT: Record<number, string> = {
-  400: 'Malformed request (INVALID_JSON, INVALID_INPUT, SEARCH_SYNTAX)',
+  400: 'Malformed request (INVALID_JSON, INVALID_INPUT, SEARCH_SYNTAX), or search by meaning on a server without an embedding model (EMBEDDER_NOT_CONFIGURED)',
   401: 'Missing or wrong bearer token',
   404: 'Unknown id (SESSION_NOT_FOUND, TURN_NOT_FOUND, EVENT_NOT_FOUND, CLUSTER_NOT_FOUND) or no such route (NOT_FOUND)',
   403: 'FORBIDDEN_HOST (no token and not a loopback Host) or FORBIDDEN_ORIGIN (a write from another site)',
@@ -176,7 +181,7 @@ const STATUS_TEXT: Record<number, string> = {
   413: 'Body over the limit, or a turn over the session’s window (MESSAGE_TOO_LARGE)',
   415: 'UNSUPPORTED_MEDIA_TYPE: the body is not sent as application/json',
   422: 'Nothing to compact, or the compaction would not shrink the context',
-  502: 'The summarizer failed; nothing was written',
+  502: 'The summarizer (SUMMARIZER_FAILED) or the embedding endpoint (EMBEDDER_FAILED) failed; nothing was written',
 };
 
 /** What a 409 HEAD_CONFLICT asks its client to wait before retrying (head-contention.ts). */
@@ -200,7 +205,7 @@ function operation(route: RouteDoc): Record<string, unknown> {
       name,
       in: 'query',
       required: !(field as z.ZodType).safeParse(undefined).success,
-      schema: { type: 'string' },
+      schema: { type: 'string', ...choicesOf(field as z.ZodType) },
     });
   }
   const errorResponse = { content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } };
@@ -227,6 +232,12 @@ function operation(route: RouteDoc): Record<string, unknown> {
       : {}),
     responses,
   };
+}
+
+/** A query parameter's allowed values, when it has a fixed set (`mode`: words, semantic). */
+function choicesOf(field: z.ZodType): { enum?: string[] } {
+  const inner = field instanceof z.ZodOptional ? field.unwrap() : field;
+  return inner instanceof z.ZodEnum ? { enum: inner.options.map(String) } : {};
 }
 
 let cached: Record<string, unknown> | null = null;

@@ -123,6 +123,8 @@ export const sessionViewQuery = z.object({ session: id.optional() });
 
 export const searchQuery = z.object({
   q: z.string().min(1, 'q is required').max(2000),
+  /** `words` (default): full text. `semantic`: stored vectors nearest the query's (the server needs an embedder). */
+  mode: z.enum(['words', 'semantic']).optional(),
   raw: queryBoolean.optional(),
   session: id.optional(),
   limit: queryInteger(1, 200).optional(),

@@ -40,7 +40,7 @@ describe('MCP tools', () => {
     expect(tools.map((tool) => tool.name).sort()).toEqual(['expand', 'get_context', 'list_sessions', 'search_history']);
     for (const tool of tools) expect(tool.annotations?.readOnlyHint).toBe(true);
     const search = tools.find((tool) => tool.name === 'search_history');
-    expect(Object.keys(search?.inputSchema.properties ?? {})).toEqual(['query', 'session', 'raw', 'limit', 'cursor']);
+    expect(Object.keys(search?.inputSchema.properties ?? {})).toEqual(['query', 'mode', 'session', 'raw', 'limit', 'cursor']);
   });
 
   it('search_history finds what a compaction dropped, via the compaction, and the raw turn with raw', async () => {

@@ -61,6 +61,7 @@ describe('GET /v1/openapi.json', () => {
     const search = document.paths['/v1/search']?.get;
     expect(search?.parameters?.map((parameter) => parameter.name)).toEqual([
       'q',
+      'mode',
       'raw',
       'session',
       'limit',

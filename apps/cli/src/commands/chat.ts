@@ -10,6 +10,7 @@ import { stringOption, UsageError } from '../arguments.ts';
 import type { ChatState, runSlashCommand } from '../chat/slash-commands.ts';
 import { messageForCli } from '../cli-conventions.ts';
 import type { Command, CommandInput, CommandIo } from '../command.ts';
+import { configuredEmbedder, EMBEDDINGS_ENVIRONMENT_HELP } from '../embedder-settings.ts';
 import { clip } from '../render.ts';
 import { SETTINGS_OPTIONS, settingsFromOptions } from './session.ts';
 
@@ -47,7 +48,8 @@ export const chatCommand: Command = {
     'With ANTHROPIC_API_KEY set (and ANTHROPIC_BASE_URL for a proxy), replies come from Anthropic and summaries from ' +
     '$NEXUS_SUMMARY_MODEL (default claude-haiku-4-5); without a key a labelled offline model answers. ' +
     'Commands: /compact [instructions], /context [message], /history, /fork <turnId>, /tree, /search <text>, /topics, ' +
-    '/expand <topicId>, /help, /exit. Small windows show compaction quickly: --context-window 2000 --reserve 200 --keep 400.',
+    '/expand <topicId>, /help, /exit. Small windows show compaction quickly: --context-window 2000 --reserve 200 --keep 400. ' +
+    `Each prompt recalls earlier turns that match the message. ${EMBEDDINGS_ENVIRONMENT_HELP}`,
   async run(input) {
     const { options, io, env } = input;
     if (io.json)
@@ -64,7 +66,8 @@ export const chatCommand: Command = {
       model: stringOption(options.model),
       ...(timeoutSeconds !== undefined ? { timeoutMs: timeoutSeconds * 1000 } : {}),
     });
-    const ledger = input.openLedger({ summarizer: choice.summarizer });
+    const embedder = await configuredEmbedder(env);
+    const ledger = input.openLedger({ summarizer: choice.summarizer, ...(embedder ? { embedder } : {}) });
     const events = input.openEventsLedger();
     const { session, requested } = await openChatSession(ledger, options);
     const state: ChatState = { sessionId: session.id, ledger, runtime: undefined as never, print: (line) => io.print(line) };
@@ -77,6 +80,7 @@ export const chatCommand: Command = {
       onNotice: (notice) => printNotice(notice, io.print),
     });
     printGreeting(state, { session, continued: Boolean(requested), modelDescription: choice.description });
+    if (embedder) io.print(`recall ranks turns by meaning too: ${embedder.model} at ${embedder.endpoint}`);
     const counts = await chatLoop(state, {
       io,
       runSlashCommand,

@@ -2,15 +2,15 @@
 // none for the configured model, from any OpenAI-compatible /v1/embeddings endpoint (Ollama, OpenAI,
 // vLLM, text-embeddings-inference); `nexus search --semantic` ranks the stored vectors against the
 // query's. The work is AgentsLedger.embedMissing / searchByMeaning and @agent-ledger/embeddings;
-// this file reads the settings (flags over NEXUS_EMBEDDINGS_*), draws progress on a terminal and
+// this file takes the settings (flags over NEXUS_EMBEDDINGS_*, read by embedder-settings.ts), draws progress on a terminal and
 // reports. Resumable: every batch is stored as it comes, so a run that stops is continued by
 // running it again.
 
 import type { EmbedMissingResult, EmbedProgress } from '@agent-ledger/agents-ledger';
-import { contentText, InvalidInputError } from '@agent-ledger/core';
-import type { OpenAICompatibleEmbedder } from '@agent-ledger/embeddings';
+import { contentText } from '@agent-ledger/core';
 import { integerOption, stringOption, UsageError } from '../arguments.ts';
 import type { Command, CommandInput, CommandIo } from '../command.ts';
+import { requiredEmbedder } from '../embedder-settings.ts';
 import type * as ProgressBarModule from '../progress-bar.ts';
 import { clip } from '../render.ts';
 
@@ -83,34 +83,20 @@ export const embedCommand: Command = {
 };
 
 /** The embedder the flags and the environment describe; a usage error when one cannot be made. */
-async function embedderFromCommand(
-  { options, env }: CommandInput,
-  batchSize: number,
-  missingAdvice: string,
-): Promise<OpenAICompatibleEmbedder> {
-  const { createOpenAICompatibleEmbedder, embedderSettingsFromEnvironment } = await import('@agent-ledger/embeddings');
+function embedderFromCommand({ options, env }: CommandInput, batchSize: number, missingAdvice: string) {
+  const url = stringOption(options.url);
+  const model = stringOption(options.model);
   const dimensions = integerOption(options.dimensions, 'dimensions');
-  const settings = embedderSettingsFromEnvironment(env, {
-    ...(stringOption(options.url) === undefined ? {} : { baseURL: stringOption(options.url) }),
-    ...(stringOption(options.model) === undefined ? {} : { model: stringOption(options.model) }),
-    ...(dimensions === undefined ? {} : { dimensions }),
-    batchSize,
-  });
-  if (settings.baseURL === undefined || settings.model === undefined) throw new UsageError(missingAdvice);
-  try {
-    return createOpenAICompatibleEmbedder({ ...settings, baseURL: settings.baseURL, model: settings.model });
-  } catch (error) {
-    if (!InvalidInputError.isInstance(error)) throw error;
-    throw new UsageError(inFlags(error.message));
-  }
-}
-
-/** The embedder's field names as this command's flags. */
-function inFlags(message: string): string {
-  const flags: Record<string, string> = { baseURL: '--url', batchSize: '--batch', dimensions: '--dimensions', model: '--model' };
-  return message
-    .replace(/^The embeddings base URL\b/, '--url')
-    .replace(/\b(baseURL|batchSize|dimensions|model)\b/g, (field) => flags[field] ?? field);
+  return requiredEmbedder(
+    env,
+    {
+      ...(url === undefined ? {} : { url }),
+      ...(model === undefined ? {} : { model }),
+      ...(dimensions === undefined ? {} : { dimensions }),
+      batchSize,
+    },
+    missingAdvice,
+  );
 }
 
 /** An embedder failure, saying how far the run got and that running again continues from there. */

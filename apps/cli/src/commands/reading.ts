@@ -1,8 +1,15 @@
-// `nexus context`, `nexus history`, `nexus tree`: read-only views.
+// `nexus context`, `nexus history`, `nexus tree`: read-only views. `nexus context --retrieve` ranks by
+// stored vectors too when NEXUS_EMBEDDINGS_* name a model (embedder-settings.ts).
 
 import type { SessionTree } from '@agent-ledger/agents-ledger';
 import { integerOption, stringOption } from '../arguments.ts';
 import { ALREADY_WRITTEN, type Command } from '../command.ts';
+import {
+  configuredEmbedder,
+  EMBEDDINGS_ENVIRONMENT_HELP,
+  type QueryOnlyEmbedder,
+  queryOnlyEmbedder,
+} from '../embedder-settings.ts';
 import { contextText, turnLine } from '../render.ts';
 import { TURN_OR_SESSION, turnIdOrHead } from '../turn-or-head.ts';
 
@@ -31,22 +38,43 @@ export const context: Command = {
       description: 'with --query: also retrieve the raw turns that best match it from the whole line (hybrid context)',
     },
   },
-  details: 'JSON output is { system, messages, tokens, ... }: system and messages are ready for the Messages API.',
-  async run({ positionals, options, io, openLedger }) {
+  details:
+    'JSON output is { system, messages, tokens, ... }: system and messages are ready for the Messages API. ' +
+    `${EMBEDDINGS_ENVIRONMENT_HELP} This command reads only: with --retrieve it ranks by the vectors \`nexus embed\` ` +
+    'stored, and while a turn of the line has none it says so and ranks by bm25 alone.',
+  async run({ positionals, options, io, openLedger, env }) {
     const budgetTokens = integerOption(options.budget, 'budget'); // a usage mistake first, before the database
-    const ledger = openLedger();
+    const query = stringOption(options.query);
+    const embedder = await contextEmbedder(env, options.retrieve === true ? query : undefined);
+    const ledger = openLedger(embedder ? { embedder } : {});
     const built = await ledger.buildContext(await turnIdOrHead(ledger, positionals[0] as string), {
       budgetTokens,
       systemPrompt: stringOption(options.system),
       sessionId: stringOption(options.session),
       full: options.full === true,
-      query: stringOption(options.query),
+      query,
       retrieval: options.retrieve === true,
     });
     io.print(contextText(built));
+    if (embedder?.missedTurns) {
+      io.print(
+        `turns of this line have no vector of ${embedder.model} yet, so this context ranked by bm25 alone: ` +
+          '`nexus embed` (with the same settings) stores them',
+      );
+    }
     return built;
   },
 };
+
+/** The embedder NEXUS_EMBEDDINGS_* configure, only when a query is retrieved for (nothing is loaded otherwise). */
+async function contextEmbedder(
+  env: Readonly<Record<string, string | undefined>>,
+  retrievedFor: string | undefined,
+): Promise<QueryOnlyEmbedder | undefined> {
+  if (retrievedFor === undefined || retrievedFor.trim() === '') return undefined;
+  const embedder = await configuredEmbedder(env);
+  return embedder ? queryOnlyEmbedder(embedder, retrievedFor) : undefined;
+}
 
 export const history: Command = {
   path: ['history'],

@@ -1,10 +1,12 @@
 // `nexus serve`: the ledgers over HTTP, and the web viewer, until SIGINT or SIGTERM. The first line
 // printed is `listening on http://HOST:PORT`, so a script (or a test) that starts it with --port 0
-// can read where it went.
+// can read where it went. With NEXUS_EMBEDDINGS_* set the ledger gets an embedder: contexts fuse
+// vectors and search by meaning answers.
 
 import { DEFAULT_HOST, DEFAULT_MAX_BODY_BYTES, DEFAULT_PORT } from '@agent-ledger/server/defaults';
 import { integerOption, stringOption, UsageError } from '../arguments.ts';
 import type { Command } from '../command.ts';
+import { configuredEmbedder, EMBEDDINGS_ENVIRONMENT_HELP, SERVER_WITHOUT_EMBEDDER } from '../embedder-settings.ts';
 
 export const serveCommand: Command = {
   path: ['serve'],
@@ -30,15 +32,18 @@ export const serveCommand: Command = {
   },
   details:
     'The API is documented in docs/http-api.md and served as OpenAPI at /v1/openapi.json. The viewer page loads without ' +
-    'the token; open it as http://HOST:PORT/#token=TOKEN so it can call the API. Stops cleanly on SIGINT or SIGTERM.',
+    'the token; open it as http://HOST:PORT/#token=TOKEN so it can call the API. Stops cleanly on SIGINT or SIGTERM. ' +
+    `Search by meaning (GET /v1/search?mode=semantic, MCP search_history mode "semantic") needs an embedding model. ${EMBEDDINGS_ENVIRONMENT_HELP}`,
   async run({ options, io, openLedger, openEventsLedger, env }) {
     if (io.json) throw new UsageError('nexus serve runs until stopped and has no --json output.');
     const port = integerOption(options.port, 'port');
     const token = stringOption(options.token) ?? (env.NEXUS_TOKEN || undefined);
+    const embedder = await configuredEmbedder(env);
     const { startHttpServer } = await import('@agent-ledger/server');
     const server = await startHttpServer({
-      ledger: openLedger(),
+      ledger: openLedger(embedder ? { embedder } : {}),
       events: openEventsLedger(),
+      ...(embedder ? {} : { noEmbedderAdvice: SERVER_WITHOUT_EMBEDDER }),
       host: stringOption(options.host),
       port,
       token,
@@ -48,6 +53,8 @@ export const serveCommand: Command = {
     });
     io.print(`listening on ${server.url}`);
     io.print(token ? 'bearer token required on /v1 and /mcp' : 'no token: loopback only');
+    // Said only when on: unset, the output is what it always was.
+    if (embedder) io.print(`embeddings: ${embedder.model} at ${embedder.endpoint} (search by meaning, vectors in contexts)`);
     await new Promise<void>((resolve) => {
       const stop = () => {
         process.off('SIGINT', stop);

@@ -13,7 +13,7 @@ import { readJsonRpcText } from '../incoming-json-rpc.ts';
 import { createMcpServer } from '../mcp-server.ts';
 import type { RouteContext } from './route-context.ts';
 
-export function mcpRoute(app: Hono, { ledger }: RouteContext): void {
+export function mcpRoute(app: Hono, { ledger, noEmbedderAdvice }: RouteContext): void {
   app.all('/mcp', async (context) => {
     let parsedBody: unknown;
     if (bodyIsForTheSdk(context)) {
@@ -22,7 +22,7 @@ export function mcpRoute(app: Hono, { ledger }: RouteContext): void {
       parsedBody = incoming.message;
     }
     const transport = new WebStandardStreamableHTTPServerTransport({ enableJsonResponse: true });
-    const server = createMcpServer({ ledger });
+    const server = createMcpServer({ ledger, ...(noEmbedderAdvice === undefined ? {} : { noEmbedderAdvice }) });
     await server.connect(transport);
     try {
       return await transport.handleRequest(context.req.raw, { parsedBody });

@@ -1,5 +1,6 @@
-// What every route module gets: the two ledgers, the signals that wake live streams, and the
-// per-session record of head conflicts that keeps retrying writers fair.
+// What every route module gets: the two ledgers, the signals that wake live streams, the
+// per-session record of head conflicts that keeps retrying writers fair, and whether the ledger can
+// search by meaning.
 
 import type { AgentsLedger } from '@agent-ledger/agents-ledger';
 import type { EventsLedger } from '@agent-ledger/events-ledger';
@@ -13,4 +14,6 @@ export interface RouteContext {
   signals: SessionSignals;
   contention: HeadContention;
   stream: Pick<StreamOptions, 'pollIntervalMs' | 'heartbeatMs' | 'shutdown'>;
+  /** Set when the ledger has no embedder: why search by meaning is refused, and what to set (HttpAppOptions). */
+  noEmbedderAdvice?: string;
 }
