@@ -1,4 +1,4 @@
-// buildContext at the session head, with and without a token budget, as operations to time for one
+// buildContext at the session head, with and without a token budget, and the hybrid context (a query, retrieval on), as operations to time for one
 // history size; and the union-find context in a cold process (a freshly opened ledger per sample, so
 // no forest or cache survives from one sample to the next), with a query and within a budget that
 // fits the topics line by line, on a union-find session of the same size built beside the history.
@@ -16,6 +16,9 @@ export const CONTEXT_BUDGET_TOKENS = 4000;
 
 export const CONTEXT_AT_HEAD = 'buildContext at head';
 export const CONTEXT_AT_HEAD_BUDGETED = `buildContext at head, budget ${CONTEXT_BUDGET_TOKENS}`;
+export const HYBRID_CONTEXT_AT_HEAD = `hybrid context at head, budget ${CONTEXT_BUDGET_TOKENS}`;
+/** The hybrid context's query: a message as a runtime would pass it, with words the history holds rarely and often. */
+export const HYBRID_QUERY = 'Why did the billing worker hit OOMKilled after the max_connections change in config/redis.conf?';
 export const UNION_FIND_CONTEXT_COLD = 'union-find buildContext with query, cold';
 /** Below what the forest keeps written (twice the summary budget), so topics are fitted line by line. */
 export const UNION_FIND_FITTED_BUDGET_TOKENS = 2000;
@@ -29,6 +32,11 @@ export function buildContextOperations(history: BuiltHistory): TimedOperation[] 
   return [
     { name: CONTEXT_AT_HEAD, size, run: () => ledger.buildContext(headTurnId) },
     { name: CONTEXT_AT_HEAD_BUDGETED, size, run: () => ledger.buildContext(headTurnId, { budgetTokens: CONTEXT_BUDGET_TOKENS }) },
+    {
+      name: HYBRID_CONTEXT_AT_HEAD,
+      size,
+      run: () => ledger.buildContext(headTurnId, { budgetTokens: CONTEXT_BUDGET_TOKENS, query: HYBRID_QUERY, retrieval: true }),
+    },
     ...unionFindColdContextOperations(history),
   ];
 }

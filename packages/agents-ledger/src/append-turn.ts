@@ -104,7 +104,7 @@ async function writeWithRetry(
     if (outcome.written) {
       const last = planned.at(-1)?.row ?? head;
       ledger.heads.remember(sessionId, { session: { ...session, headTurnId: last?.id ?? null }, head: last });
-      return planned.map(({ row, eventIds }) => turnFromRow({ ...row, hasChildren: false }, eventIds) as NormalTurn);
+      return planned.map(({ row, eventIds }) => turnFromRow(row, eventIds) as NormalTurn);
     }
     ledger.heads.forget(sessionId);
     // The cache was behind (a compaction, another process): plan again on what is stored.

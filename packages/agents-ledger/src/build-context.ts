@@ -9,7 +9,7 @@ import { groupIntoUnits } from './context/turn-units.ts';
 import { type LedgerContext, strategyEnvironment } from './ledger-context.ts';
 import { rawSegments, readSessionLine, type SessionLine } from './line/session-line.ts';
 import type { RecallTuning } from './retrieval/recall-turns.ts';
-import { type ChainSegment, readChain, readChainRangeNewestFirst } from './store/chain.ts';
+import { type ChainSegment, eventIdsOf, type KnownRows, readChain, readChainRangeNewestFirst } from './store/chain.ts';
 import { turnFromRow } from './store/row-mapping.ts';
 import {
   type ContextSummary,
@@ -131,7 +131,7 @@ export async function buildContextOnLine(
   const { store } = ledger;
   const { compaction, view } = line;
   const budget = options.budgetTokens;
-  const candidates = await loadCandidates(store, rawSegments(line), budget);
+  const candidates = await loadCandidates(store, rawSegments(line), { budget, known: line.known });
   const summary = compaction
     ? await contextSummary(ledger, {
         compaction: turnFromRow(compaction) as CompactionTurn,
@@ -148,8 +148,7 @@ export async function buildContextOnLine(
     reserveRecentTokens: options.reserveRecentTokens,
     tokenCounter: ledger.tokenCounter,
   });
-  const citedEvents =
-    assembled.includedTurnIds.length > 0 ? Object.fromEntries(await store.eventIdsByTurn(assembled.includedTurnIds)) : {};
+  const citedEvents = Object.fromEntries(await eventIdsOf(store, assembled.includedTurnIds, line.known));
   return {
     ...assembled,
     compactionTurnId: compaction?.id ?? null,
@@ -195,18 +194,18 @@ function summaryRoom(
 async function loadCandidates(
   store: StoreOperations,
   segments: ChainSegment[],
-  budget: number | undefined,
+  { budget, known }: { budget: number | undefined; known: KnownRows | undefined },
 ): Promise<NormalTurn[]> {
   const normal = (rows: StoredTurn[]) =>
     rows.filter((row) => row.turnType === 'normal').map((row) => turnFromRow(row) as NormalTurn);
-  if (budget === undefined) return normal(await readChain(store, segments));
+  if (budget === undefined) return normal(await readChain(store, segments, known));
   // Newest first until the budget is surely full, then on to the start of a tool exchange so the
   // oldest loaded unit is whole, and at least to the newest user turn: a context too small for
   // anything else is that turn alone (assemble-context.ts, smallestContext).
   const newestFirst: NormalTurn[] = [];
   let tokens = 0;
   let sawUser = false;
-  for await (const page of readChainRangeNewestFirst(store, segments)) {
+  for await (const page of readChainRangeNewestFirst(store, segments, { known })) {
     for (const turn of normal(page)) {
       sawUser ||= turn.role === 'user';
       const complete = tokens > budget && sawUser && !turn.content.some((block) => block.type === 'tool_result');

@@ -34,7 +34,7 @@ export async function* getFullHistory(
   const line = await chainSegments(store, turn);
   // A fork's own turns are its own segment of the chain: nothing inherited is read at all.
   const segments = options.ownTurnsOnly ? line.filter((segment) => segment.sessionId === turn.sessionId) : line;
-  for await (const page of readChainRange(store, segments, pageSize)) {
+  for await (const page of readChainRange(store, segments, { pageSize })) {
     for (const turn of await turnsWithEventLinks(store, page)) yield turn;
   }
 }

@@ -2,15 +2,34 @@
 // and runs a unit of work atomically. Outside a transaction the executor is the pool (each
 // statement on whichever connection is free; `atomically` checks one out for BEGIN … COMMIT);
 // inside `store.transaction` it is the transaction's own connection (`atomically` is a SAVEPOINT).
+// A statement run on every append or context read is a NamedStatement: node-postgres prepares it
+// once per connection and then only binds and executes it, sparing the server a parse and a plan.
 
 import { StorageError } from '@agent-ledger/core';
 import type pg from 'pg';
 
+/** A statement prepared once per connection under its name (the name must be unique to its text). */
+export interface NamedStatement {
+  name: string;
+  text: string;
+}
+
+export type Statement = string | NamedStatement;
+
+/** A hot statement, prepared per connection: the name is `nexus_` and `name`. */
+export function named(name: string, text: string): NamedStatement {
+  return { name: `nexus_${name}`, text };
+}
+
+function queryConfig(sql: Statement, parameters: readonly unknown[]): pg.QueryConfig {
+  return typeof sql === 'string' ? { text: sql, values: parameters as unknown[] } : { ...sql, values: parameters as unknown[] };
+}
+
 export interface PgExecutor {
   /** Runs one statement with bound parameters ($1, $2, …) and returns its rows. */
-  query<Row = Record<string, unknown>>(sql: string, parameters?: readonly unknown[]): Promise<Row[]>;
+  query<Row = Record<string, unknown>>(sql: Statement, parameters?: readonly unknown[]): Promise<Row[]>;
   /** Runs one statement and returns how many rows it changed. */
-  execute(sql: string, parameters?: readonly unknown[]): Promise<number>;
+  execute(sql: Statement, parameters?: readonly unknown[]): Promise<number>;
   /** Runs `work` all or nothing: a transaction of its own, or a savepoint inside the current one. */
   atomically<T>(work: (executor: PgExecutor) => Promise<T>): Promise<T>;
   /** True inside `store.transaction` (the executor is the transaction's connection). */
@@ -26,13 +45,13 @@ function transactionExecutor(client: pg.PoolClient, isOpen: () => boolean = () =
   };
   const executor: PgExecutor = {
     inTransaction: true,
-    async query<Row>(sql: string, parameters: readonly unknown[] = []) {
+    async query<Row>(sql: Statement, parameters: readonly unknown[] = []) {
       guard();
-      return (await client.query(sql, parameters as unknown[])).rows as Row[];
+      return (await client.query(queryConfig(sql, parameters))).rows as Row[];
     },
     async execute(sql, parameters = []) {
       guard();
-      return (await client.query(sql, parameters as unknown[])).rowCount ?? 0;
+      return (await client.query(queryConfig(sql, parameters))).rowCount ?? 0;
     },
     async atomically(work) {
       guard();
@@ -78,11 +97,11 @@ export async function inPoolTransaction<T>(pool: pg.Pool, work: (executor: PgExe
 export function poolExecutor(pool: pg.Pool): PgExecutor {
   return {
     inTransaction: false,
-    async query<Row>(sql: string, parameters: readonly unknown[] = []) {
-      return (await pool.query(sql, parameters as unknown[])).rows as Row[];
+    async query<Row>(sql: Statement, parameters: readonly unknown[] = []) {
+      return (await pool.query(queryConfig(sql, parameters))).rows as Row[];
     },
     async execute(sql, parameters = []) {
-      return (await pool.query(sql, parameters as unknown[])).rowCount ?? 0;
+      return (await pool.query(queryConfig(sql, parameters))).rowCount ?? 0;
     },
     atomically: (work) => inPoolTransaction(pool, work),
   };

@@ -11,6 +11,7 @@ import { eventQueries } from './event-queries.ts';
 import { forestQueries } from './forest-queries.ts';
 import { importQueries } from './import-queries.ts';
 import { leaseQueries } from './lease-queries.ts';
+import { lineStartQueries } from './line-start.ts';
 import { maintenanceQueries } from './maintenance-queries.ts';
 import { migratePostgres } from './migrate.ts';
 import { fromPostgresError } from './pg-errors.ts';
@@ -31,6 +32,7 @@ export interface OpenPostgresStoreOptions {
 function operationsOf(executor: PgExecutor): StoreOperations {
   return {
     ...turnQueries(executor),
+    ...lineStartQueries(executor),
     ...eventQueries(executor),
     ...searchQueries(executor),
     ...forestQueries(executor),

@@ -1,13 +1,9 @@
-// Sessions and turns on PostgreSQL. The append is a compare-and-set of the head as a conditional
-// UPDATE, then the turns in one multi-row INSERT, in one transaction: the UPDATE comes first (the
-// head's foreign key is checked at commit), so a writer that lost the race has written nothing,
-// and a concurrent writer planned on the same head waits on the session's row lock and then finds
-// the head moved. Turns are append-only (triggers), so `hasChildren` is derived on read, as on
-// SQLite: the session goes on past the turn, or a fork made at it has turns of its own.
+// Sessions and turns on PostgreSQL. The append (a compare-and-set of the head and the turns in one
+// statement) is turn-append.ts. Turns are append-only (triggers), so `hasChildren` is derived on
+// read, as on SQLite: the session goes on past the turn, or a fork made at it has turns of its own.
+// The statements every context read runs are named, so each connection prepares them once.
 
 import {
-  type AppendOutcome,
-  type AppendToSession,
   type ChainPageQuery,
   type CoveringCompactionQuery,
   placeTurnWithCompaction,
@@ -16,14 +12,14 @@ import {
   type SessionStore,
   type StoredTurn,
   type TurnEventLink,
-  type TurnRecord,
   type TurnStore,
   type TurnWithCompaction,
 } from '@agent-ledger/store';
-import type { PgExecutor } from './pg-executor.ts';
+import { named, type PgExecutor } from './pg-executor.ts';
+import { appendToSession, jsonOrNull } from './turn-append.ts';
 
 // BIGINT columns come back from node-postgres as strings: read as float8, exact below 2^53.
-const SESSION_COLUMNS =
+export const SESSION_COLUMNS =
   'id, label, head_turn_id AS "headTurnId", parent_session_id AS "parentSessionId", forked_from_turn_id AS "forkedFromTurnId", ' +
   'rebuild_from_raw AS "rebuildFromRaw", ignore_compactions_through_depth AS "ignoreCompactionsThroughDepth", ' +
   'context_window AS "contextWindow", reserve_tokens AS "reserveTokens", keep_recent_tokens AS "keepRecentTokens", ' +
@@ -41,80 +37,32 @@ export const TURN_FIELDS =
   't.summarized_through_depth AS "summarizedThroughDepth", t.hash';
 
 /** A turn as read: its columns and whether anything continues from it. */
-const TURN_COLUMNS =
+export const TURN_COLUMNS =
   `${TURN_FIELDS}, ` +
   '(EXISTS (SELECT 1 FROM agent_turns c WHERE c.session_id = t.session_id AND c.depth = t.depth + 1) ' +
   ' OR EXISTS (SELECT 1 FROM agent_sessions f WHERE f.forked_from_turn_id = t.id AND f.head_turn_id IS DISTINCT FROM t.id)) ' +
   'AS "hasChildren"';
-
-/** The turn columns in INSERT order, each with the array type its values travel in. */
-const TURN_INSERT: ReadonlyArray<[column: string, arrayType: string, value: (turn: TurnRecord) => unknown]> = [
-  ['id', 'text[]', (turn) => turn.id],
-  ['session_id', 'text[]', (turn) => turn.sessionId],
-  ['parent_turn_id', 'text[]', (turn) => turn.parentTurnId],
-  ['depth', 'int[]', (turn) => turn.depth],
-  ['role', 'text[]', (turn) => turn.role],
-  ['content', 'json[]', (turn) => jsonOrNull(turn.content)],
-  ['model', 'text[]', (turn) => turn.model],
-  ['token_count', 'int[]', (turn) => turn.tokenCount],
-  ['timestamp', 'bigint[]', (turn) => turn.timestamp],
-  ['tool_call_count', 'int[]', (turn) => turn.toolCallCount],
-  ['metadata', 'json[]', (turn) => jsonOrNull(turn.metadata)],
-  ['turn_type', 'text[]', (turn) => turn.turnType],
-  ['summary', 'text[]', (turn) => turn.summary],
-  ['summarized_through_turn_id', 'text[]', (turn) => turn.summarizedThroughTurnId],
-  ['first_kept_turn_id', 'text[]', (turn) => turn.firstKeptTurnId],
-  ['tokens_before', 'int[]', (turn) => turn.tokensBefore],
-  ['tokens_after', 'int[]', (turn) => turn.tokensAfter],
-  ['trigger', 'text[]', (turn) => turn.trigger],
-  ['strategy', 'text[]', (turn) => turn.strategy],
-  ['summarizer', 'text[]', (turn) => turn.summarizer],
-  ['usage_input_tokens', 'int[]', (turn) => turn.usageInputTokens],
-  ['usage_output_tokens', 'int[]', (turn) => turn.usageOutputTokens],
-  ['latest_compaction_id', 'text[]', (turn) => turn.latestCompactionId],
-  ['cumulative_tokens', 'bigint[]', (turn) => turn.cumulativeTokens],
-  ['search_text', 'text[]', (turn) => turn.searchText],
-  ['covers_from_depth', 'int[]', (turn) => turn.coversFromDepth],
-  ['previous_compaction_id', 'text[]', (turn) => turn.previousCompactionId],
-  ['summarized_through_depth', 'int[]', (turn) => turn.summarizedThroughDepth],
-  ['hash', 'text[]', (turn) => turn.hash],
-];
-
-/** Every turn of a batch in one statement, whatever its size: one array parameter per column. */
-const INSERT_TURNS =
-  `INSERT INTO agent_turns (${TURN_INSERT.map(([column]) => column).join(', ')}) ` +
-  `SELECT * FROM unnest(${TURN_INSERT.map(([, arrayType], index) => `$${index + 1}::${arrayType}`).join(', ')})`;
-
-/** A link written twice is kept once (as SQLite's INSERT OR IGNORE); a missing event fails the write. */
-const INSERT_LINKS =
-  'INSERT INTO turn_events (turn_id, event_id) SELECT * FROM unnest($1::text[], $2::text[]) ON CONFLICT DO NOTHING';
 
 const INSERT_SESSION =
   'INSERT INTO agent_sessions (id, label, head_turn_id, parent_session_id, forked_from_turn_id, rebuild_from_raw, ' +
   'ignore_compactions_through_depth, context_window, reserve_tokens, keep_recent_tokens, compaction_strategy, ' +
   'calibration, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12::jsonb, $13)';
 
-const MOVE_HEAD = 'UPDATE agent_sessions SET head_turn_id = $1 WHERE id = $2 AND head_turn_id IS NOT DISTINCT FROM $3';
-
-function jsonOrNull(value: unknown): string | null {
-  return value === null || value === undefined ? null : JSON.stringify(value);
-}
-
-type TurnRow = Omit<StoredTurn, 'content' | 'metadata'> & { content: unknown; metadata: unknown };
+export type TurnRow = Omit<StoredTurn, 'content' | 'metadata'> & { content: unknown; metadata: unknown };
 
 /** jsonb arrives parsed; a JSON null stored as SQL NULL reads back as null. */
-function decodeTurn(row: TurnRow): StoredTurn {
+export function decodeTurn(row: TurnRow): StoredTurn {
   row.content ??= null;
   row.metadata ??= null;
   return row;
 }
 
-function decodeSession(row: SessionRecord): SessionRecord {
+export function decodeSession(row: SessionRecord): SessionRecord {
   row.calibration ??= null;
   return row;
 }
 
-function groupLinks(rows: readonly TurnEventLink[]): Map<string, string[]> {
+export function groupLinks(rows: readonly TurnEventLink[]): Map<string, string[]> {
   const links = new Map<string, string[]>();
   for (const row of rows) {
     const list = links.get(row.turnId);
@@ -127,11 +75,11 @@ function groupLinks(rows: readonly TurnEventLink[]): Map<string, string[]> {
 // Inside store.transaction a session read is locked until the transaction ends (as SQLite's one
 // writer holds it), so a read-modify-write of a session (settings, a compaction planned on its
 // head) cannot interleave with another. NO KEY: turns referencing the session still insert.
-async function getSession(db: PgExecutor, sessionId: string): Promise<SessionRecord | undefined> {
-  const sessionLock = db.inTransaction ? ' FOR NO KEY UPDATE' : '';
-  const [row] = await db.query<SessionRecord>(`SELECT ${SESSION_COLUMNS} FROM agent_sessions WHERE id = $1${sessionLock}`, [
-    sessionId,
-  ]);
+const GET_SESSION = named('get_session', `SELECT ${SESSION_COLUMNS} FROM agent_sessions WHERE id = $1`);
+const GET_SESSION_LOCKED = named('get_session_locked', `${GET_SESSION.text} FOR NO KEY UPDATE`);
+
+export async function getSession(db: PgExecutor, sessionId: string): Promise<SessionRecord | undefined> {
+  const [row] = await db.query<SessionRecord>(db.inTransaction ? GET_SESSION_LOCKED : GET_SESSION, [sessionId]);
   return row ? decodeSession(row) : undefined;
 }
 
@@ -186,17 +134,23 @@ async function turnsWhere(db: PgExecutor, condition: string, parameters: readonl
   return (await db.query<TurnRow>(`SELECT ${TURN_COLUMNS} FROM agent_turns t WHERE ${condition}`, parameters)).map(decodeTurn);
 }
 
+const GET_TURN = named('get_turn', `SELECT ${TURN_COLUMNS} FROM agent_turns t WHERE t.id = $1`);
+
 async function getTurn(db: PgExecutor, turnId: string): Promise<StoredTurn | undefined> {
-  const [turn] = await turnsWhere(db, 't.id = $1', [turnId]);
-  return turn;
+  const [row] = await db.query<TurnRow>(GET_TURN, [turnId]);
+  return row ? decodeTurn(row) : undefined;
 }
 
 // The turn, the compaction its line last had, and that compaction's first kept turn: one round trip.
 const LATEST = '(SELECT l.latest_compaction_id FROM agent_turns l WHERE l.id = $1)';
-const WITH_COMPACTION = `t.id IN ($1, ${LATEST}, (SELECT c.first_kept_turn_id FROM agent_turns c WHERE c.id = ${LATEST}))`;
+const WITH_COMPACTION = named(
+  'turn_with_compaction',
+  `SELECT ${TURN_COLUMNS} FROM agent_turns t ` +
+    `WHERE t.id IN ($1, ${LATEST}, (SELECT c.first_kept_turn_id FROM agent_turns c WHERE c.id = ${LATEST}))`,
+);
 
-async function turnWithCompaction(db: PgExecutor, turnId: string): Promise<TurnWithCompaction | undefined> {
-  return placeTurnWithCompaction(turnId, await turnsWhere(db, WITH_COMPACTION, [turnId]));
+export async function turnWithCompaction(db: PgExecutor, turnId: string): Promise<TurnWithCompaction | undefined> {
+  return placeTurnWithCompaction(turnId, (await db.query<TurnRow>(WITH_COMPACTION, [turnId])).map(decodeTurn));
 }
 
 async function getTurns(db: PgExecutor, turnIds: readonly string[]): Promise<Map<string, StoredTurn>> {
@@ -206,38 +160,43 @@ async function getTurns(db: PgExecutor, turnIds: readonly string[]): Promise<Map
   return found;
 }
 
-function chainPage(db: PgExecutor, { sessionId, fromDepth, toDepth, newestFirst, limit }: ChainPageQuery): Promise<StoredTurn[]> {
-  // LIMIT NULL is no limit.
-  return turnsWhere(
-    db,
-    `t.session_id = $1 AND t.depth BETWEEN $2 AND $3 ORDER BY t.depth ${newestFirst ? 'DESC' : 'ASC'} LIMIT $4`,
-    [sessionId, fromDepth, toDepth, limit ?? null],
+/**
+ * Whether a page's turn has a child in its own session: the next row of the page says so for every
+ * row but the deepest, so the index probe runs once per page rather than once per row (it was half
+ * the cost of reading a page). `next` is the window function giving the next deeper row's depth.
+ */
+export function pageHasChildren(next: string): string {
+  return (
+    `(CASE WHEN ${next} = t.depth + 1 THEN true ` +
+    'ELSE EXISTS (SELECT 1 FROM agent_turns c WHERE c.session_id = t.session_id AND c.depth = t.depth + 1) END ' +
+    'OR EXISTS (SELECT 1 FROM agent_sessions f WHERE f.forked_from_turn_id = t.id AND f.head_turn_id IS DISTINCT FROM t.id)) ' +
+    'AS "hasChildren"'
   );
 }
 
-async function appendToSession(db: PgExecutor, append: AppendToSession): Promise<AppendOutcome> {
-  const last = append.turns.at(-1);
-  if (!last) return { written: true };
-  return db.atomically(async (transaction) => {
-    // The compare-and-set first: it takes the session's row lock, so a concurrent append planned
-    // on the same head waits here, then re-reads the row and finds the head moved (0 rows).
-    const moved = await transaction.execute(MOVE_HEAD, [last.id, append.sessionId, append.expectedHeadTurnId]);
-    if (moved === 0) {
-      const [current] = await transaction.query<{ headTurnId: string | null }>(
-        'SELECT head_turn_id AS "headTurnId" FROM agent_sessions WHERE id = $1',
-        [append.sessionId],
-      );
-      return { written: false, actualHeadTurnId: current?.headTurnId ?? null };
-    }
-    await transaction.execute(
-      INSERT_TURNS,
-      TURN_INSERT.map(([, , value]) => append.turns.map(value)),
-    );
-    const links = append.eventLinks ?? [];
-    if (links.length > 0)
-      await transaction.execute(INSERT_LINKS, [links.map((link) => link.turnId), links.map((link) => link.eventId)]);
-    return { written: true };
-  });
+// The window runs in the page's own order, so it streams along the index scan and stops at LIMIT.
+const PAGE_WHERE = 'FROM agent_turns t WHERE t.session_id = $1 AND t.depth BETWEEN $2 AND $3';
+const CHAIN_PAGE_OLDEST_FIRST = named(
+  'chain_page_oldest_first',
+  `SELECT ${TURN_FIELDS}, ${pageHasChildren('lead(t.depth) OVER (ORDER BY t.depth ASC)')} ${PAGE_WHERE} ORDER BY t.depth ASC LIMIT $4`,
+);
+const CHAIN_PAGE_NEWEST_FIRST = named(
+  'chain_page_newest_first',
+  `SELECT ${TURN_FIELDS}, ${pageHasChildren('lag(t.depth) OVER (ORDER BY t.depth DESC)')} ${PAGE_WHERE} ORDER BY t.depth DESC LIMIT $4`,
+);
+
+export async function chainPage(
+  db: PgExecutor,
+  { sessionId, fromDepth, toDepth, newestFirst, limit }: ChainPageQuery,
+): Promise<StoredTurn[]> {
+  // LIMIT NULL is no limit.
+  const rows = await db.query<TurnRow>(newestFirst ? CHAIN_PAGE_NEWEST_FIRST : CHAIN_PAGE_OLDEST_FIRST, [
+    sessionId,
+    fromDepth,
+    toDepth,
+    limit ?? null,
+  ]);
+  return rows.map(decodeTurn);
 }
 
 async function compactionCovering(
@@ -253,13 +212,15 @@ async function compactionCovering(
   return turn;
 }
 
-async function eventIdsByTurn(db: PgExecutor, turnIds: readonly string[]): Promise<Map<string, string[]>> {
+const EVENT_IDS_BY_TURN = named(
+  'event_ids_by_turn',
+  'SELECT turn_id AS "turnId", event_id AS "eventId" FROM turn_events WHERE turn_id = ANY($1::text[]) ' +
+    'ORDER BY turn_id, event_id COLLATE "C"',
+);
+
+export async function eventIdsByTurn(db: PgExecutor, turnIds: readonly string[]): Promise<Map<string, string[]>> {
   if (turnIds.length === 0) return new Map();
-  const rows = await db.query<TurnEventLink>(
-    'SELECT turn_id AS "turnId", event_id AS "eventId" FROM turn_events WHERE turn_id = ANY($1::text[]) ' +
-      'ORDER BY turn_id, event_id COLLATE "C"',
-    [[...new Set(turnIds)]],
-  );
+  const rows = await db.query<TurnEventLink>(EVENT_IDS_BY_TURN, [[...new Set(turnIds)]]);
   return groupLinks(rows);
 }
 
@@ -279,7 +240,8 @@ async function missingEventIds(db: PgExecutor, eventIds: readonly string[]): Pro
   return eventIds.filter((id) => !found.has(id));
 }
 
-export function turnQueries(db: PgExecutor): SessionStore & TurnStore {
+/** Every session and turn operation but `lineStart` (line-start.ts, built on these). */
+export function turnQueries(db: PgExecutor): SessionStore & Omit<TurnStore, 'lineStart'> {
   return {
     getSession: (sessionId) => getSession(db, sessionId),
     listSessions: (page) => listSessions(db, page),

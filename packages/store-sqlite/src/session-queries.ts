@@ -19,7 +19,7 @@ function decodeSession(row: RawRow): SessionRecord {
   return session;
 }
 
-function getSession(connection: SqliteConnection, sessionId: string): SessionRecord | undefined {
+export function getSession(connection: SqliteConnection, sessionId: string): SessionRecord | undefined {
   const row = connection.statement(`SELECT ${SESSION_COLUMNS} FROM agent_sessions WHERE id = ?`).get(sessionId) as
     | RawRow
     | undefined;

@@ -10,6 +10,7 @@ import { eventQueries } from './event-queries.ts';
 import { forestQueries } from './forest-queries.ts';
 import { importQueries } from './import-queries.ts';
 import { leaseQueries } from './lease-queries.ts';
+import { lineStartQueries } from './line-start.ts';
 import { maintenanceQueries } from './maintenance-queries.ts';
 import { openDatabase } from './open-database.ts';
 import type { OpenSqliteStoreOptions } from './open-options.ts';
@@ -26,6 +27,7 @@ function synchronousOperations(connection: SqliteConnection): Synchronous<StoreO
   return {
     ...sessionQueries(connection),
     ...turnQueries(connection),
+    ...lineStartQueries(connection),
     ...eventQueries(connection),
     ...searchQueries(connection),
     ...forestQueries(connection),

@@ -3,7 +3,6 @@
 // `hasChildren` is read from the rows that exist rather than stored: a turn has a child when its own
 // session goes on past it, or a fork made at it has turns of its own.
 
-import { StorageError } from '@agent-ledger/core';
 import {
   type AppendOutcome,
   type AppendToSession,
@@ -15,6 +14,7 @@ import {
   type TurnStore,
   type TurnWithCompaction,
 } from '@agent-ledger/store';
+import type Database from 'better-sqlite3';
 import { chunks, jsonOrNull, parseJson, placeholders, type SqliteConnection, type Synchronous } from './sqlite-connection.ts';
 
 /** The stored columns of a turn as TurnRecord names, for a table aliased `t`. */
@@ -94,7 +94,7 @@ function getTurn(connection: SqliteConnection, turnId: string): StoredTurn | und
 const LATEST = '(SELECT l.latest_compaction_id FROM agent_turns l WHERE l.id = @id)';
 const TURN_WITH_COMPACTION = `SELECT ${TURN_COLUMNS} FROM agent_turns t WHERE t.id IN (@id, ${LATEST}, (SELECT c.first_kept_turn_id FROM agent_turns c WHERE c.id = ${LATEST}))`;
 
-function turnWithCompaction(connection: SqliteConnection, turnId: string): TurnWithCompaction | undefined {
+export function turnWithCompaction(connection: SqliteConnection, turnId: string): TurnWithCompaction | undefined {
   const rows = connection.statement(TURN_WITH_COMPACTION).all({ id: turnId }) as RawRow[];
   return placeTurnWithCompaction(turnId, rows.map(decodeTurn));
 }
@@ -110,7 +110,7 @@ function getTurns(connection: SqliteConnection, turnIds: readonly string[]): Map
   return found;
 }
 
-function chainPage(
+export function chainPage(
   connection: SqliteConnection,
   { sessionId, fromDepth, toDepth, newestFirst, limit }: ChainPageQuery,
 ): StoredTurn[] {
@@ -124,47 +124,58 @@ function chainPage(
   ).map(decodeTurn);
 }
 
-function insertTurn(connection: SqliteConnection, turn: TurnRecord): void {
-  connection.statement(INSERT_TURN).run(turnParameters(turn));
+const INSERT_LINK = 'INSERT OR IGNORE INTO turn_events (turn_id, event_id) VALUES (?, ?)';
+const MOVE_HEAD = 'UPDATE agent_sessions SET head_turn_id = ? WHERE id = ? AND head_turn_id IS ?';
+
+/** The append's statements, prepared once per connection and held (no cache lookup per append). */
+interface AppendStatements {
+  insertTurn: Database.Statement;
+  insertLink: Database.Statement;
+  moveHead: Database.Statement;
 }
 
-function insertLink(connection: SqliteConnection, turnId: string, eventId: string): void {
-  connection.statement('INSERT OR IGNORE INTO turn_events (turn_id, event_id) VALUES (?, ?)').run(turnId, eventId);
-}
-
-/** Moves the session's head from `expected` to `next`; false when the head was not `expected`. */
-function moveHead(
-  connection: SqliteConnection,
-  { sessionId, expected, next }: { sessionId: string; expected: string | null; next: string },
-): boolean {
-  return (
-    connection
-      .statement('UPDATE agent_sessions SET head_turn_id = ? WHERE id = ? AND head_turn_id IS ?')
-      .run(next, sessionId, expected).changes === 1
-  );
-}
+/** Thrown inside the append's transaction to roll it back: the head was not the expected one. */
+class HeadMoved extends Error {}
 
 /** The body of an append; run only inside `appendTransaction`'s IMMEDIATE transaction. */
-function appendTurns(connection: SqliteConnection, append: AppendToSession): AppendOutcome {
+function appendTurns(statements: AppendStatements, append: AppendToSession): AppendOutcome {
   const last = append.turns.at(-1);
   if (!last) return { written: true };
-  // The write lock is held from BEGIN IMMEDIATE: the head read here cannot move before the
-  // update below. A writer that lost the race writes nothing at all.
-  const current = connection
-    .statement('SELECT head_turn_id AS headTurnId FROM agent_sessions WHERE id = ?')
-    .get(append.sessionId) as { headTurnId: string | null } | undefined;
-  if (!current || current.headTurnId !== append.expectedHeadTurnId)
-    return { written: false, actualHeadTurnId: current?.headTurnId ?? null };
-  for (const turn of append.turns) insertTurn(connection, turn);
-  for (const link of append.eventLinks ?? []) insertLink(connection, link.turnId, link.eventId);
-  if (!moveHead(connection, { sessionId: append.sessionId, expected: append.expectedHeadTurnId, next: last.id }))
-    throw new StorageError('The session head moved inside a transaction.');
+  // The write lock is held from BEGIN IMMEDIATE. The rows go in first (the head's foreign key needs
+  // its turn), then the compare-and-set; a head that was not the expected one rolls it all back. No
+  // read of the head first: a lost race is rare, and the update says whether the head was expected.
+  for (const turn of append.turns) statements.insertTurn.run(turnParameters(turn));
+  for (const link of append.eventLinks ?? []) statements.insertLink.run(link.turnId, link.eventId);
+  if (statements.moveHead.run(last.id, append.sessionId, append.expectedHeadTurnId).changes !== 1) throw new HeadMoved();
   return { written: true };
 }
 
-/** The append as a better-sqlite3 transaction, made once per connection. */
-function appendTransaction(connection: SqliteConnection) {
-  return connection.sqlite.transaction((append: AppendToSession) => appendTurns(connection, append));
+/** The append as a better-sqlite3 transaction (made once per connection), a moved head reported as a value. */
+function appendTransaction(connection: SqliteConnection): (append: AppendToSession) => AppendOutcome {
+  // Prepared on the first append, not at open: a read-only store never prepares a write.
+  let statements: AppendStatements | undefined;
+  const transaction = connection.sqlite.transaction((append: AppendToSession) => {
+    statements ??= {
+      insertTurn: connection.sqlite.prepare(INSERT_TURN),
+      insertLink: connection.sqlite.prepare(INSERT_LINK),
+      moveHead: connection.sqlite.prepare(MOVE_HEAD),
+    };
+    return appendTurns(statements, append);
+  });
+  return (append) => {
+    try {
+      return transaction.immediate(append);
+    } catch (error) {
+      // A writer that lost the race can fail on the depth the winner took before it reaches the
+      // compare-and-set: whatever stopped it, a head that is not the expected one means it moved.
+      const current = connection
+        .statement('SELECT head_turn_id AS headTurnId FROM agent_sessions WHERE id = ?')
+        .get(append.sessionId) as { headTurnId: string | null } | undefined;
+      if (error instanceof HeadMoved || !current || current.headTurnId !== append.expectedHeadTurnId)
+        return { written: false, actualHeadTurnId: current?.headTurnId ?? null };
+      throw error;
+    }
+  };
 }
 
 function compactionsFolding(connection: SqliteConnection, compactionId: string): StoredTurn[] {
@@ -189,17 +200,20 @@ function compactionCovering(
   return row ? decodeTurn(row) : undefined;
 }
 
-function eventIdsByTurn(connection: SqliteConnection, turnIds: readonly string[]): Map<string, string[]> {
+// The ids travel as one JSON array: one cached statement whatever their number (an IN list of
+// placeholders was a fresh prepare per call).
+const EVENT_IDS_BY_TURN =
+  'SELECT turn_id AS turnId, event_id AS eventId FROM turn_events WHERE turn_id IN (SELECT value FROM json_each(?)) ' +
+  'ORDER BY turn_id, event_id';
+
+export function eventIdsByTurn(connection: SqliteConnection, turnIds: readonly string[]): Map<string, string[]> {
   const links = new Map<string, string[]>();
-  for (const chunk of chunks(turnIds)) {
-    const rows = connection.sqlite
-      .prepare(`SELECT turn_id AS turnId, event_id AS eventId FROM turn_events WHERE turn_id IN (${placeholders(chunk.length)})`)
-      .all(...chunk) as Array<{ turnId: string; eventId: string }>;
-    for (const row of rows) {
-      const list = links.get(row.turnId);
-      if (list) list.push(row.eventId);
-      else links.set(row.turnId, [row.eventId]);
-    }
+  if (turnIds.length === 0) return links;
+  const rows = connection.statement(EVENT_IDS_BY_TURN).all(JSON.stringify(turnIds)) as Array<{ turnId: string; eventId: string }>;
+  for (const row of rows) {
+    const list = links.get(row.turnId);
+    if (list) list.push(row.eventId);
+    else links.set(row.turnId, [row.eventId]);
   }
   return links;
 }
@@ -225,14 +239,15 @@ function missingEventIds(connection: SqliteConnection, eventIds: readonly string
   return eventIds.filter((id) => !found.has(id));
 }
 
-export function turnQueries(connection: SqliteConnection): Synchronous<TurnStore> {
+/** Every turn operation but `lineStart` (line-start.ts, built on these). */
+export function turnQueries(connection: SqliteConnection): Synchronous<Omit<TurnStore, 'lineStart'>> {
   const appendToSession = appendTransaction(connection);
   return {
     getTurn: (turnId) => getTurn(connection, turnId),
     getTurns: (turnIds) => getTurns(connection, turnIds),
     turnWithCompaction: (turnId) => turnWithCompaction(connection, turnId),
     chainPage: (query) => chainPage(connection, query),
-    appendToSession: (append) => appendToSession.immediate(append),
+    appendToSession,
     compactionsFolding: (compactionId) => compactionsFolding(connection, compactionId),
     compactionCovering: (query) => compactionCovering(connection, query),
     eventIdsByTurn: (turnIds) => eventIdsByTurn(connection, turnIds),

@@ -44,7 +44,9 @@ export type {
 export type { OpenLedgerStoreOptions } from './open-ledger-store.ts';
 export { displayLocation, isPostgresLocation, openLedgerStore } from './open-ledger-store.ts';
 export type { SessionRecord, StoredTurn, TurnEventLink, TurnRecord } from './records.ts';
+export { BM25_B, BM25_K1, bm25Idf, bm25Term } from './search-bm25.ts';
 export { COMMON_WORD_ROWS, RANKED_ROWS } from './search-bounds.ts';
+export { MATCH_START, MATCH_STOP, SNIPPET_WORDS, snippetOfHighlight } from './search-snippet.ts';
 export type {
   EventSearchFilters,
   EventSearchHit,
@@ -52,6 +54,8 @@ export type {
   LineCompaction,
   LineSegment,
   ModelTurnEmbedding,
+  NearestTurn,
+  NearestTurnsQuery,
   SearchMatch,
   SearchPage,
   SearchStore,
@@ -68,6 +72,8 @@ export type {
   AppendToSession,
   ChainPageQuery,
   CoveringCompactionQuery,
+  LineStart,
+  LineStartQuery,
   SessionSettingsUpdate,
   SessionStore,
   TurnStore,

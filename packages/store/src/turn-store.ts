@@ -62,6 +62,29 @@ export interface TurnWithCompaction {
   firstKept?: StoredTurn;
 }
 
+export interface LineStartQuery {
+  turnId: string;
+  /** The session whose view of the line is read (default: the turn's own). */
+  sessionId?: string;
+  /** At most this many of the newest turns are read beside it (`LineStart.newest`). */
+  newestLimit: number;
+}
+
+/** Where every context read starts, in one read: see `TurnStore.lineStart`. */
+export interface LineStart extends TurnWithCompaction {
+  /** The viewing session's row; undefined when no session has that id. */
+  session?: SessionRecord;
+  /**
+   * Where the turn's raw turns resume by its own line's newest compaction: that compaction's first
+   * kept turn's depth, else the depth after the compaction, else 0.
+   */
+  newestFromDepth: number;
+  /** The turn's own session's turns with depth in [newestFromDepth, turn.depth], newest first, at most newestLimit. */
+  newest: StoredTurn[];
+  /** Event ids cited by the turns of `newest` (turns citing none are absent). */
+  newestEventIds: Map<string, string[]>;
+}
+
 export interface TurnStore {
   getTurn(turnId: string): Promise<StoredTurn | undefined>;
   /**
@@ -69,6 +92,13 @@ export interface TurnStore {
    * read (what a context starts from): one round trip where three point reads were three.
    */
   turnWithCompaction(turnId: string): Promise<TurnWithCompaction | undefined>;
+  /**
+   * `turnWithCompaction`, the viewing session's row, the newest turns of the turn's own session
+   * since that compaction's first kept turn, and the events they cite: what buildContext reads
+   * before anything else, in one round trip on an engine that pays one per statement.
+   * Inside a transaction the session row is read as `getSession` reads it there (locked).
+   */
+  lineStart(query: LineStartQuery): Promise<LineStart | undefined>;
   /** The turns of `turnIds` that exist, by id. */
   getTurns(turnIds: readonly string[]): Promise<Map<string, StoredTurn>>;
   /** A session's own turns with depth in [fromDepth, toDepth]. */

@@ -71,16 +71,57 @@ export function isOnChain(segments: ChainSegment[], ancestor: Pick<StoredTurn, '
   );
 }
 
+/**
+ * Every turn of one session with depth in [fromDepth, toDepth], newest first, already read (the
+ * newest page a line start brings): range reads serve these from memory instead of the store.
+ */
+export interface KnownRows {
+  sessionId: string;
+  fromDepth: number;
+  toDepth: number;
+  newestFirst: StoredTurn[];
+  /** Event ids the rows cite (rows citing none are absent). */
+  eventIds: Map<string, string[]>;
+}
+
+export interface ChainReadOptions {
+  /** Turns per store read (default 500 oldest first, 200 newest first). */
+  pageSize?: number;
+  /** Rows read already: served from memory where a segment meets them. */
+  known?: KnownRows;
+}
+
+/** The known rows of `sessionId` with depth in [fromDepth, toDepth], newest first. */
+function knownBetween(known: KnownRows, fromDepth: number, toDepth: number): StoredTurn[] {
+  return known.newestFirst.filter((row) => row.depth >= fromDepth && row.depth <= toDepth);
+}
+
+/** `known` when it holds the turn of `sessionId` at `depth`. */
+function knownAt(known: KnownRows | undefined, sessionId: string, depth: number): KnownRows | undefined {
+  return known && known.sessionId === sessionId && known.fromDepth <= depth && depth <= known.toDepth ? known : undefined;
+}
+
 /** The chain's turns whose depth lies in [fromDepth, toDepth], oldest first, in pages. */
 export async function* readChainRange(
   store: StoreOperations,
   segments: ChainSegment[],
-  pageSize = 500,
+  { pageSize = 500, known }: ChainReadOptions = {},
 ): AsyncGenerator<StoredTurn[]> {
   for (const segment of segments) {
     let next = segment.fromDepth;
     while (next <= segment.toDepth) {
-      const last = Math.min(segment.toDepth, next + pageSize - 1);
+      const held = knownAt(known, segment.sessionId, next);
+      if (held) {
+        const last = Math.min(segment.toDepth, held.toDepth);
+        const rows = knownBetween(held, next, last).reverse();
+        if (rows.length > 0) yield rows;
+        next = last + 1;
+        continue;
+      }
+      let last = Math.min(segment.toDepth, next + pageSize - 1);
+      // Stop where the known rows begin: they are served from memory next.
+      if (known?.sessionId === segment.sessionId && known.fromDepth > next && known.fromDepth <= known.toDepth)
+        last = Math.min(last, known.fromDepth - 1);
       const page = await store.chainPage({ sessionId: segment.sessionId, fromDepth: next, toDepth: last });
       if (page.length > 0) yield page;
       next = last + 1;
@@ -89,9 +130,9 @@ export async function* readChainRange(
 }
 
 /** Every turn of the chain's segments, oldest first, in one array. */
-export async function readChain(store: StoreOperations, segments: ChainSegment[]): Promise<StoredTurn[]> {
+export async function readChain(store: StoreOperations, segments: ChainSegment[], known?: KnownRows): Promise<StoredTurn[]> {
   const rows: StoredTurn[] = [];
-  for await (const page of readChainRange(store, segments)) rows.push(...page);
+  for await (const page of readChainRange(store, segments, { known })) rows.push(...page);
   return rows;
 }
 
@@ -99,15 +140,50 @@ export async function readChain(store: StoreOperations, segments: ChainSegment[]
 export async function* readChainRangeNewestFirst(
   store: StoreOperations,
   segments: ChainSegment[],
-  pageSize = 200,
+  { pageSize = 200, known }: ChainReadOptions = {},
 ): AsyncGenerator<StoredTurn[]> {
   for (const segment of [...segments].reverse()) {
     let next = segment.toDepth;
     while (next >= segment.fromDepth) {
-      const first = Math.max(segment.fromDepth, next - pageSize + 1);
+      const held = knownAt(known, segment.sessionId, next);
+      if (held) {
+        const first = Math.max(segment.fromDepth, held.fromDepth);
+        const rows = knownBetween(held, first, next);
+        if (rows.length > 0) yield rows;
+        next = first - 1;
+        continue;
+      }
+      let first = Math.max(segment.fromDepth, next - pageSize + 1);
+      // Stop where the known rows end: they are served from memory next.
+      if (known?.sessionId === segment.sessionId && known.toDepth < next && known.fromDepth <= known.toDepth)
+        first = Math.max(first, known.toDepth + 1);
       const page = await store.chainPage({ sessionId: segment.sessionId, fromDepth: first, toDepth: next, newestFirst: true });
       if (page.length > 0) yield page;
       next = first - 1;
     }
   }
+}
+
+/**
+ * Event ids cited by `turnIds`, from the known rows when they hold every one of them (no store
+ * call), else read.
+ */
+export async function eventIdsOf(
+  store: StoreOperations,
+  turnIds: readonly string[],
+  known?: KnownRows,
+): Promise<Map<string, string[]>> {
+  if (turnIds.length === 0) return new Map();
+  if (known) {
+    const held = new Set(known.newestFirst.map((row) => row.id));
+    if (turnIds.every((id) => held.has(id))) {
+      const found = new Map<string, string[]>();
+      for (const id of turnIds) {
+        const eventIds = known.eventIds.get(id);
+        if (eventIds) found.set(id, eventIds);
+      }
+      return found;
+    }
+  }
+  return store.eventIdsByTurn(turnIds);
 }

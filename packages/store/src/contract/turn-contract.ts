@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import type { EventRecord, LedgerStore, TurnRecord } from '../index.ts';
 import { appendRows, sessionRecord, sessionWithTurns, turnRecord } from './ledger-rows.ts';
+import { lineReadCases } from './line-start-contract.ts';
 import { type OpenStore, openPerCase } from './open-per-case.ts';
 import type { StoreUnderTest } from './store-under-test.ts';
 
@@ -33,6 +34,7 @@ export function turnContract(subject: StoreUnderTest): void {
     turnAppendCases(open);
     chainReadCases(open);
     lineStartCases(open);
+    lineReadCases(open);
     eventCitationCases(open);
   });
 }
