@@ -5,10 +5,12 @@
 import type { EventSearchFilters, EventSearchHit, EventSearchQuery, SearchPage } from '@agent-ledger/store';
 import { EVENT_COLUMNS } from './event-queries.ts';
 import type { PgExecutor } from './pg-executor.ts';
+import { SEARCH_CONFIGURATION } from './schema.ts';
 import { afterClause, decodeCursor, encodeCursor, type KeysetPosition } from './search-cursor.ts';
 import { plannedRows, planSearch, type SearchPlan, type SearchSource } from './search-plan.ts';
-import { RANK } from './search-ranking.ts';
+import { bm25Score, RANK, weightsClause } from './search-ranking.ts';
 import { HEADLINE_OPTIONS, HEADLINE_TEXT, snippetOf } from './search-snippets.ts';
+import { planWeights, type WordWeight } from './search-statistics.ts';
 import { SqlParameters } from './sql-parameters.ts';
 
 type EventRow = EventSearchHit['event'] & { score: number; headline: string | null };
@@ -32,29 +34,33 @@ function eventSource(filters: EventSearchFilters): SearchSource {
     age: 'e.received_at',
     filters: (parameters) => eventFilters(filters, parameters),
     population: () => [],
+    kinds: [{ kind: '', rows: () => [] }],
   };
 }
 
-/** Which page to read: the plan and source, where the page before ended, and how many rows. */
+/** Which page to read: the plan, source and words' weights, where the page before ended, and how many rows. */
 interface EventPageRequest {
   plan: SearchPlan;
   source: SearchSource;
+  /** The ranking words' bm25 weights (null: advanced syntax, ranked by ts_rank_cd). */
+  weights: readonly WordWeight[] | null;
   after: KeysetPosition | null;
   take: number;
 }
 
-function rankedEventPage(db: PgExecutor, { plan, source, after, take }: EventPageRequest): Promise<EventRow[]> {
+function rankedEventPage(db: PgExecutor, { plan, source, weights, after, take }: EventPageRequest): Promise<EventRow[]> {
   const parameters = new SqlParameters();
   const { where, rank } = plannedRows(plan, source, parameters);
-  const score = RANK('e.search_vector', rank());
+  const ranking = weights && weights.length > 0 ? `WITH ${weightsClause(weights, parameters)} ` : '';
+  const score = ranking ? bm25Score('e.search_vector', "''") : RANK('e.search_vector', rank());
   if (after) where.push(afterClause(after, { score, age: 'e.received_at', id: 'e.id' }, parameters));
   const ranked =
-    `SELECT ${EVENT_COLUMNS}, ${score} AS score FROM events e WHERE ${where.join(' AND ')} ` +
+    `${ranking}SELECT ${EVENT_COLUMNS}, ${score} AS score FROM events e WHERE ${where.join(' AND ')} ` +
     `ORDER BY score DESC, e.received_at, e.id COLLATE "C" LIMIT ${parameters.add(take)}`;
   // The headline over the page's rows only (the outer query runs after the LIMIT), marking every
   // word the page matched.
   const sql =
-    `SELECT r.*, ts_headline('english'::regconfig, ${HEADLINE_TEXT('r."searchText"')}, ${plan.expression.match(parameters)}, ` +
+    `SELECT r.*, ts_headline('${SEARCH_CONFIGURATION}'::regconfig, ${HEADLINE_TEXT('r."searchText"')}, ${plan.expression.match(parameters)}, ` +
     `${parameters.add(HEADLINE_OPTIONS)}) AS headline FROM (${ranked}) r ORDER BY r.score DESC, r."receivedAt", r.id COLLATE "C"`;
   return db.query<EventRow>(sql, parameters.values);
 }
@@ -70,7 +76,8 @@ export async function searchEvents(db: PgExecutor, query: EventSearchQuery): Pro
   const source = eventSource(query.filters ?? {});
   const plan = await planSearch(db, query.match, source);
   if (plan === undefined) return { hits: [], nextCursor: null };
-  const rows = await rankedEventPage(db, { plan, source, after, take: query.limit + 1 });
+  const weights = await planWeights(db, plan, source);
+  const rows = await rankedEventPage(db, { plan, source, weights, after, take: query.limit + 1 });
   const page = rows.slice(0, query.limit);
   const hits: EventSearchHit[] = page.map(({ score, headline, ...event }) => ({
     event,

@@ -34,9 +34,14 @@ const tsvector = customType<{ data: string }>({ dataType: () => 'tsvector' });
  * no query's words could match (issue 28).
  */
 export const SEARCH_PUNCTUATION = '[[:punct:]\\u2000-\\u206F\\u3000-\\u303F]+';
+/**
+ * The text search configuration: english's parser and Snowball stemmer without its stop words
+ * (migration 0006), so `the` or `which` are words here as in SQLite's FTS5 (search-config.ts).
+ */
+export const SEARCH_CONFIGURATION = 'nexus_english';
 function searchVectorOf(): SQL {
   return sql.raw(
-    `to_tsvector('english'::regconfig, regexp_replace(coalesce(search_text, ''), '${SEARCH_PUNCTUATION}', ' ', 'g'))`,
+    `to_tsvector('${SEARCH_CONFIGURATION}'::regconfig, regexp_replace(coalesce(search_text, ''), '${SEARCH_PUNCTUATION}', ' ', 'g'))`,
   );
 }
 

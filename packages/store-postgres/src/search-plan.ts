@@ -6,6 +6,7 @@
 import type { SearchMatch } from '@agent-ledger/store';
 import { COMMON_WORD_ROWS, RANKED_ROWS } from '@agent-ledger/store';
 import type { PgExecutor } from './pg-executor.ts';
+import { SEARCH_CONFIGURATION } from './schema.ts';
 import {
   anyWordExpression,
   everyWordExpression,
@@ -14,6 +15,14 @@ import {
   type SearchExpression,
 } from './search-tsquery.ts';
 import { SqlParameters } from './sql-parameters.ts';
+
+/** The rows of one index: a turn type (SQLite's turns_fts, compactions_fts), or every event. */
+export interface RankedKind {
+  /** The turn type (`normal`, `compaction`), or '' for events. */
+  kind: string;
+  /** SQL true for the index's rows among the table's (alias as the search's), binding its values. */
+  rows: (parameters: SqlParameters) => string[];
+}
 
 /** Where a search looks: a table and its alias, its newest-first column, and its conditions. */
 export interface SearchSource {
@@ -25,6 +34,8 @@ export interface SearchSource {
   filters: (parameters: SqlParameters) => string[];
   /** The rows a word's frequency is counted over (the turn type searched): no other filter. */
   population: (parameters: SqlParameters) => string[];
+  /** The indexes bm25 weighs words in, as SQLite keeps them (turns and summaries apart; events). */
+  kinds: readonly RankedKind[];
 }
 
 /** The expression a search ranks, which rows it ranks, and how its words weigh. */
@@ -32,14 +43,12 @@ export interface SearchPlan {
   expression: SearchExpression;
   /** The ctids of the RANKED_ROWS newest matches when more rows match (null: every match ranks). */
   newest: string[] | null;
-  /** Weigh the ranking words among the hits only (any-word, bounded, or every word common). */
-  weighAmongHits: boolean;
 }
 
 /**
  * The words more than COMMON_WORD_ROWS rows hold, counted in one statement, each count stopping one
  * row past the bound (a common word's count reads that many of its rows; a rare one is read from the
- * index), and the words with no lexeme (English stop words: they match nothing and weigh nothing
+ * index), and the words with no lexeme (nothing but punctuation: they match nothing and weigh nothing
  * here, so they never rank). A single word is never counted: it ranks alone whatever its frequency.
  */
 async function commonWords(db: PgExecutor, words: readonly string[], source: SearchSource): Promise<Set<string>> {
@@ -48,7 +57,7 @@ async function commonWords(db: PgExecutor, words: readonly string[], source: Sea
   const parameters = new SqlParameters();
   const { table, alias } = source;
   const counts = words.map((word, index) => {
-    const tsquery = `phraseto_tsquery('english'::regconfig, ${parameters.add(word.replaceAll('\0', ' '))})`;
+    const tsquery = `phraseto_tsquery('${SEARCH_CONFIGURATION}'::regconfig, ${parameters.add(word.replaceAll('\0', ' '))})`;
     const where = [`${alias}.search_vector @@ ${tsquery}`, ...source.population(parameters)];
     return (
       `CASE WHEN numnode(${tsquery}) = 0 THEN ${COMMON_WORD_ROWS + 1} ELSE (SELECT count(*)::float8 FROM ` +
@@ -98,7 +107,7 @@ export async function planSearch(db: PgExecutor, match: SearchMatch, source: Sea
     if (advanced === undefined) return undefined;
     const expression = { match: advanced, rank: advanced };
     const newest = bounded(await newestMatches(db, expression, source));
-    return { expression, newest, weighAmongHits: newest !== null };
+    return { expression, newest };
   }
   const { words, mode } = match;
   if (words.length === 0) return undefined;
@@ -106,32 +115,29 @@ export async function planSearch(db: PgExecutor, match: SearchMatch, source: Sea
     const every = everyWordExpression(words, new Set());
     const found = await newestMatches(db, every, source);
     const newest = bounded(found);
-    if (newest !== null) return { expression: every, newest, weighAmongHits: true };
+    if (newest !== null) return { expression: every, newest };
     if (found.length > 0 || mode === 'all' || words.length === 1) {
-      const common = await commonWords(db, words, source);
-      const everyWordCommon = words.length > 1 && common.size === words.length;
-      return { expression: everyWordExpression(words, common), newest: null, weighAmongHits: everyWordCommon };
+      return { expression: everyWordExpression(words, await commonWords(db, words, source)), newest: null };
     }
   }
   const expression = anyWordExpression(words, await commonWords(db, words, source));
-  return { expression, newest: bounded(await newestMatches(db, expression, source)), weighAmongHits: true };
+  return { expression, newest: bounded(await newestMatches(db, expression, source)) };
 }
 
 /**
  * SQL true for the rows a plan ranks (its matches under the filters, or the newest of them, read by
- * ctid), the filters alone (the rows words are weighed among), and the rank tsquery's SQL.
+ * ctid), and the rank tsquery's SQL.
  */
 export function plannedRows(
   plan: SearchPlan,
   source: SearchSource,
   parameters: SqlParameters,
-): { where: string[]; filters: string[]; rank: () => string } {
+): { where: string[]; rank: () => string } {
   if (plan.newest !== null) {
     // The rank tsquery binds its words only if the statement uses it (an unused parameter has no type).
     const rank = () => plan.expression.rank(parameters);
-    return { where: [`${source.alias}.ctid = ANY(${parameters.add(plan.newest)}::tid[])`], filters: [], rank };
+    return { where: [`${source.alias}.ctid = ANY(${parameters.add(plan.newest)}::tid[])`], rank };
   }
   const matching = matchingClause(plan.expression, `${source.alias}.search_vector`, parameters);
-  const filters = source.filters(parameters);
-  return { where: [matching.sql, ...filters], filters, rank: () => matching.rank };
+  return { where: [matching.sql, ...source.filters(parameters)], rank: () => matching.rank };
 }

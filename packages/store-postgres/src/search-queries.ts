@@ -10,6 +10,7 @@
 import type { SearchStore } from '@agent-ledger/store';
 import { putTurnEmbeddings, turnEmbeddingPage, turnEmbeddings, turnsWithoutEmbedding } from './embedding-queries.ts';
 import { searchEvents } from './event-search.ts';
+import { nearestTurns } from './nearest-turns.ts';
 import type { PgExecutor } from './pg-executor.ts';
 import { countTurnMatches, countTurns, searchTurns } from './turn-search.ts';
 
@@ -23,5 +24,6 @@ export function searchQueries(db: PgExecutor): SearchStore {
     putTurnEmbeddings: (model, embeddings) => putTurnEmbeddings(db, model, embeddings),
     turnEmbeddingPage: (page) => turnEmbeddingPage(db, page),
     turnEmbeddings: (model, line) => turnEmbeddings(db, model, line),
+    nearestTurns: (query) => nearestTurns(db, query),
   };
 }

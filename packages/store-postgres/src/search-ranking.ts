@@ -1,14 +1,65 @@
-// How search hits are scored: ts_rank_cd normalized by length (higher is better), and for turns
-// searched by several words, each word's rank weighted by its rarity as bm25 weighs it.
+// How search hits are scored on PostgreSQL: a query of words by bm25 exactly as SQLite's FTS5
+// computes it (@agent-ledger/store search-bm25.ts; the statistics in search-statistics.ts), so both
+// engines rank a search alike; advanced syntax, which has no words to weigh, by ts_rank_cd.
 
+import { BM25_B, BM25_K1 } from '@agent-ledger/store';
+import { SEARCH_CONFIGURATION } from './schema.ts';
+import type { WordWeight } from './search-statistics.ts';
 import type { SqlParameters } from './sql-parameters.ts';
 
 /**
- * The score: cover density (how many matches, how close together), divided by 1 + log2 of the
- * document's length (normalization 1), so a word said once in a short turn outranks it said once in
- * a long one, as bm25 would rank them. float8: the exact value a cursor carries back.
+ * The score of advanced syntax: cover density (how many matches, how close together), divided by
+ * 1 + log2 of the document's length (normalization 1). float8: the exact value a cursor carries back.
  */
 export const RANK = (vector: string, tsquery: string) => `ts_rank_cd(${vector}, ${tsquery}, 1)::float8`;
+
+/** ts_rank_cd with every weight 1: a word's cover density is then its count in the row. */
+const UNIT = "'{1,1,1,1}'::float4[]";
+
+/**
+ * The `weights` WITH clause: each word's tsquery, index (`kind`), place in the query, idf and the
+ * index's average length, bound as arrays.
+ */
+export function weightsClause(weights: readonly WordWeight[], parameters: SqlParameters): string {
+  const column = (values: unknown[], type: string) => `${parameters.add(values)}::${type}[]`;
+  return (
+    `weights AS MATERIALIZED (SELECT w.kind, w.position, phraseto_tsquery('${SEARCH_CONFIGURATION}'::regconfig, w.word) AS q, w.idf, w.average ` +
+    `FROM unnest(${column(
+      weights.map((weight) => weight.kind),
+      'text',
+    )}, ${column(
+      weights.map((weight) => weight.position),
+      'int',
+    )}, ${column(
+      weights.map((weight) => weight.word),
+      'text',
+    )}, ${column(
+      weights.map((weight) => weight.idf),
+      'float8',
+    )}, ${column(
+      weights.map((weight) => weight.averageLength),
+      'float8',
+    )}) AS w (kind, position, word, idf, average))`
+  );
+}
+
+/**
+ * A row's bm25 over the `weights` of its index (`kind`: SQL naming it), as FTS5 sums it: for each
+ * word the row holds, idf × tf × (k1 + 1) / (tf + k1 × (1 − b + b × length / average length)). tf
+ * is the word's count in the row (a word the parser splits, as a phrase: its occurrences side by
+ * side) and the length its count of positions, both read by ts_rank_cd from the tsvector (length:
+ * the rank over the rank divided by the length), so no row is unnested. Summed in the words'
+ * order, so a page's cursor meets the same float on the next page.
+ */
+export function bm25Score(vector: string, kind: string): string {
+  const tf = `ts_rank_cd(${UNIT}, ${vector}, g.q, 0)::float8`;
+  const length = `round(${tf} / nullif(ts_rank_cd(${UNIT}, ${vector}, g.q, 2)::float8, 0))`;
+  const norm = `(${1 - BM25_B} + ${BM25_B} * ${length} / nullif(g.average, 0))`;
+  return (
+    `(SELECT coalesce(sum(g.idf * ${tf} * ${BM25_K1 + 1} / (${tf} + ${BM25_K1} * coalesce(${norm}, 1)) ORDER BY g.position), 0) ` +
+    `FROM weights g WHERE g.kind = ${kind} AND ${vector} @@ g.q)::float8`
+  );
+}
 
 /** What `scoredTurns` selects: the hits' columns and rows, and the scored rows' columns. */
 export interface ScoredTurnsSelect {
@@ -16,53 +67,28 @@ export interface ScoredTurnsSelect {
   columns: string;
   from: string;
   where: readonly string[];
-  filters: readonly string[];
 }
 
-/** What ranks the hits: the words weighed (none: advanced syntax), their tsquery, and among which rows. */
+/** What ranks the hits: the words' weights (none: advanced syntax), else the rank tsquery. */
 export interface TurnRanking {
-  words?: readonly string[];
-  /** The rank tsquery's SQL (binding its values when called: only a ranking by one query uses it). */
+  weights: readonly WordWeight[] | null;
+  /** The rank tsquery's SQL (binding its values when called: only a ranking by RANK uses it). */
   tsquery: () => string;
-  /** Weigh the words among the hits (any-word, a bounded search, every word common), not the filtered turns. */
-  weighAmongHits: boolean;
 }
 
 /**
  * `hits` (`hitColumns` and `search_vector` of the rows `from` and `where` give) and `scored`
- * (`columns` of hits, and a `score`, higher is better) as WITH clauses. Advanced syntax is ranked by RANK. A query of words
- * is ranked as bm25 weighs them, by rarity: each word's RANK times its inverse document frequency,
- * bm25's `ln(1 + (n − holding + 0.5) / (holding + 0.5))`, summed. The frequencies are counted over
- * the turns under the same filters that hold any of the words (on recall's line: that
- * conversation), turns and compaction summaries apart as SQLite's two indexes keep them, so
- * summaries repeating a word never make it common for the turns; among the hits themselves when
- * `weighAmongHits` (then the count is bounded as the hits are: @agent-ledger/store search-bounds.ts). ts_rank_cd alone
- * weighs every word alike, so in a conversation the speakers' names, in most turns and in most
- * questions, counted as much as the rare word that finds the answer (LoCoMo conv-41, recall at
- * 1,000 tokens: 58.2% of the evidence on PostgreSQL against 75.0% on SQLite; 75.6% with the weights).
+ * (`columns` of hits, and a `score`, higher is better) as WITH clauses: a query of words by bm25
+ * over each row's own index (turns and compaction summaries apart, as SQLite's two indexes keep
+ * them), advanced syntax by RANK.
  */
 export function scoredTurns(ranking: TurnRanking, select: ScoredTurnsSelect, parameters: SqlParameters): string {
-  const hits = `hits AS (SELECT ${select.hitColumns}, t.search_vector ${select.from} WHERE ${select.where.join(' AND ')})`;
-  const words = ranking.words;
-  if (!words || words.length < 2) {
+  const weights = ranking.weights;
+  if (!weights || weights.length === 0) {
+    const hits = `hits AS (SELECT ${select.hitColumns}, t.search_vector ${select.from} WHERE ${select.where.join(' AND ')})`;
     return `${hits}, scored AS (SELECT ${select.columns}, ${RANK('h.search_vector', ranking.tsquery())} AS score FROM hits h)`;
   }
-  const list = parameters.add(words);
-  // Weighing among the hits, they are that population already: no second scan.
-  const pool = ranking.weighAmongHits
-    ? 'SELECT h.turn_type, h.search_vector FROM hits h'
-    : 'SELECT t.turn_type, t.search_vector FROM agent_turns t WHERE ' +
-      [`t.search_vector @@ nexus_words_tsquery(${list}::text[], true)`, ...select.filters].join(' AND ');
-  return (
-    `query_words AS (SELECT DISTINCT q FROM unnest(${list}::text[]) AS w (word), ` +
-    "phraseto_tsquery('english'::regconfig, w.word) AS q WHERE numnode(q) > 0), " +
-    `${hits}, ` +
-    `pool AS MATERIALIZED (${pool}), ` +
-    'weights AS MATERIALIZED (SELECT w.q, p.turn_type, ln(1 + ((SELECT count(*) FROM pool o WHERE o.turn_type = p.turn_type) ' +
-    '- count(*) + 0.5)::float8 / (count(*) + 0.5)) AS idf FROM query_words w JOIN pool p ON p.search_vector @@ w.q ' +
-    'GROUP BY w.q, p.turn_type), ' +
-    // Summed in one order, so a page's cursor meets the same float on the next page.
-    `scored AS (SELECT ${select.columns}, (SELECT coalesce(sum(g.idf * ts_rank_cd(h.search_vector, g.q, 1) ORDER BY g.q::text), 0) ` +
-    'FROM weights g WHERE g.turn_type = h.turn_type)::float8 AS score FROM hits h)'
-  );
+  const clause = weightsClause(weights, parameters);
+  const hits = `hits AS (SELECT ${select.hitColumns}, t.search_vector ${select.from} WHERE ${select.where.join(' AND ')})`;
+  return `${clause}, ${hits}, scored AS (SELECT ${select.columns}, ${bm25Score('h.search_vector', 'h.turn_type')} AS score FROM hits h)`;
 }

@@ -5,6 +5,7 @@
 
 import { SearchSyntaxError } from '@agent-ledger/core';
 import type { SearchMatch } from '@agent-ledger/store';
+import { SEARCH_CONFIGURATION } from './schema.ts';
 import type { SqlParameters } from './sql-parameters.ts';
 
 /**
@@ -54,7 +55,7 @@ export function matchExpressions(match: SearchMatch): Expression[] {
     if (match.advanced.trim() === '') return [];
     checkAdvanced(match.advanced);
     const text = withoutNul(match.advanced);
-    return [(parameters) => `websearch_to_tsquery('english'::regconfig, ${parameters.add(text)})`];
+    return [(parameters) => `websearch_to_tsquery('${SEARCH_CONFIGURATION}'::regconfig, ${parameters.add(text)})`];
   }
   if (match.words.length === 0) return [];
   const words = match.words.map(withoutNul);

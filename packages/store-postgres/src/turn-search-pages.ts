@@ -6,6 +6,7 @@ import type { PgExecutor } from './pg-executor.ts';
 import { afterClause, type KeysetPosition } from './search-cursor.ts';
 import { plannedRows, type SearchPlan, type SearchSource } from './search-plan.ts';
 import { type ScoredTurnsSelect, scoredTurns } from './search-ranking.ts';
+import type { WordWeight } from './search-statistics.ts';
 import { SqlParameters } from './sql-parameters.ts';
 import { canonicalTurn } from './turn-search-clauses.ts';
 
@@ -23,10 +24,12 @@ export interface TurnRow {
   canonicalTimestamp: number;
 }
 
-/** Which page to read: the search, its plan and source, where the page before ended, and how many rows. */
+/** Which page to read: the search, its plan, source and words' weights, where the page before ended, and how many rows. */
 export interface TurnPageRequest {
   plan: SearchPlan;
   source: SearchSource;
+  /** The ranking words' bm25 weights (null: advanced syntax, ranked by ts_rank_cd). */
+  weights: readonly WordWeight[] | null;
   query: TurnSearchQuery;
   after: KeysetPosition | null;
   take: number;
@@ -34,23 +37,19 @@ export interface TurnPageRequest {
 
 /** The `hits` and `scored` WITH clauses of a page: the rows the plan ranks, scored (search-ranking.ts). */
 function scoredPlan(
-  { plan, source }: Pick<TurnPageRequest, 'plan' | 'source'>,
+  { plan, source, weights }: Pick<TurnPageRequest, 'plan' | 'source' | 'weights'>,
   select: Pick<ScoredTurnsSelect, 'hitColumns' | 'columns' | 'from'>,
   parameters: SqlParameters,
 ): string {
   const rows = plannedRows(plan, source, parameters);
-  return scoredTurns(
-    { words: plan.expression.rank.words, tsquery: rows.rank, weighAmongHits: plan.weighAmongHits },
-    { ...select, where: rows.where, filters: rows.filters },
-    parameters,
-  );
+  return scoredTurns({ weights, tsquery: rows.rank }, { ...select, where: rows.where }, parameters);
 }
 
 /** The raw view: every matching turn, standing for itself. */
-export function rawTurnPage(db: PgExecutor, { plan, source, after, take }: TurnPageRequest): Promise<TurnRow[]> {
+export function rawTurnPage(db: PgExecutor, { plan, source, weights, after, take }: TurnPageRequest): Promise<TurnRow[]> {
   const parameters = new SqlParameters();
   const scored = scoredPlan(
-    { plan, source },
+    { plan, source, weights },
     {
       hitColumns: 't.id, t.session_id, t.depth, t.turn_type, t.role, t.timestamp',
       columns: 'h.id, h.session_id, h.depth, h.turn_type, h.role, h.timestamp',
@@ -74,11 +73,12 @@ export function rawTurnPage(db: PgExecutor, { plan, source, after, take }: TurnP
  * match), best score first. Every match is ranked once per page, and a compaction appears on one
  * page only.
  */
-export function resolvedTurnPage(db: PgExecutor, { plan, source, query, after, take }: TurnPageRequest): Promise<TurnRow[]> {
+export function resolvedTurnPage(db: PgExecutor, request: TurnPageRequest): Promise<TurnRow[]> {
+  const { query, after, take } = request;
   const parameters = new SqlParameters();
   const canonical = canonicalTurn(query.filters?.scope?.line, query.lineCompaction ?? null, parameters);
   const scored = scoredPlan(
-    { plan, source },
+    request,
     {
       hitColumns: `t.id, t.session_id, t.depth, t.turn_type, t.role, t.timestamp, ${canonical} AS canonical`,
       columns: 'h.id, h.session_id, h.depth, h.turn_type, h.role, h.timestamp, h.canonical',

@@ -6,16 +6,24 @@
 import type { SearchMatch, SearchPage, TurnSearchFilters, TurnSearchHit, TurnSearchQuery } from '@agent-ledger/store';
 import type { PgExecutor } from './pg-executor.ts';
 import { decodeCursor, encodeCursor, type KeysetPosition } from './search-cursor.ts';
-import { planSearch, type SearchSource } from './search-plan.ts';
+import { planSearch, type RankedKind, type SearchSource } from './search-plan.ts';
 import { turnSnippets } from './search-snippets.ts';
+import { planWeights } from './search-statistics.ts';
 import { matchExpressions } from './search-tsquery.ts';
 import { SqlParameters } from './sql-parameters.ts';
 import { turnFilters } from './turn-search-clauses.ts';
 import { rawTurnPage, resolvedTurnPage, type TurnRow } from './turn-search-pages.ts';
 
+/** A turn type's rows: bm25 weighs words among the turn type searched, as SQLite's two indexes do. */
+const turnKind = (turnType: 'normal' | 'compaction'): RankedKind => ({
+  kind: turnType,
+  rows: (parameters) => [`t.turn_type = ${parameters.add(turnType)}`],
+});
+
 /** Where a turn search looks: agent_turns under the search's filters, newest by timestamp. */
 function turnSource(filters: TurnSearchFilters): SearchSource {
   return {
+    kinds: filters.turnType ? [turnKind(filters.turnType)] : [turnKind('normal'), turnKind('compaction')],
     table: 'agent_turns',
     alias: 't',
     age: 't.timestamp',
@@ -52,7 +60,8 @@ export async function searchTurns(db: PgExecutor, query: TurnSearchQuery): Promi
   const source = turnSource(query.filters ?? {});
   const plan = await planSearch(db, query.match, source);
   if (plan === undefined) return { hits: [], nextCursor: null };
-  const request = { plan, source, query, after, take: query.limit + 1 };
+  const weights = await planWeights(db, plan, source);
+  const request = { plan, source, weights, query, after, take: query.limit + 1 };
   const rows = await (query.view === 'raw' ? rawTurnPage(db, request) : resolvedTurnPage(db, request));
   const page = rows.slice(0, query.limit);
   const snippets =

@@ -1,10 +1,14 @@
-// The snippets of search hits: FTS5's snippet() of the matched rows, asked for the hits shown only.
+// The snippets of search hits: FTS5's highlight() of the matched rows, asked for the hits shown
+// only, cut by @agent-ledger/store's snippet rule (the one every engine uses: the matched words
+// marked, an identifier they are part of never cut).
 
+import { snippetOfHighlight } from '@agent-ledger/store';
 import type { SqliteConnection } from './sqlite-connection.ts';
 
 export type SearchIndex = 'turns_fts' | 'compactions_fts' | 'events_fts';
 
-const SNIPPET = (table: SearchIndex) => `snippet(${table}, 0, '[', ']', '…', 16)`;
+/** The whole text with each match between char(2) and char(3) (the store's MATCH_START, MATCH_STOP). */
+const SNIPPET = (table: SearchIndex) => `highlight(${table}, 0, char(2), char(3))`;
 
 // Snippets only for the hits shown: computed in the ranking query they cost as much as the ranking.
 // (CAST: FTS5 drops a `rowid = ?` constraint bound as a double, and would snippet the first match.)
@@ -12,13 +16,10 @@ export function snippetOf(
   connection: SqliteConnection,
   { table, expression, rowid }: { table: SearchIndex; expression: string; rowid: number },
 ): string {
-  return (
-    (
-      connection
-        .statement(`SELECT ${SNIPPET(table)} AS snippet FROM ${table} WHERE ${table} MATCH ? AND rowid = CAST(? AS INTEGER)`)
-        .get(expression, rowid) as { snippet: string } | undefined
-    )?.snippet ?? ''
-  );
+  const row = connection
+    .statement(`SELECT ${SNIPPET(table)} AS snippet FROM ${table} WHERE ${table} MATCH ? AND rowid = CAST(? AS INTEGER)`)
+    .get(expression, rowid) as { snippet: string | null } | undefined;
+  return snippetOfHighlight(row?.snippet ?? '');
 }
 
 /**
@@ -45,7 +46,7 @@ export function snippetsOf(
     'AND +rowid IN (SELECT value FROM json_each(?))';
   const rows = connection.statement(sql).all(expression, floor, JSON.stringify(rowids)) as Array<{
     rowid: number;
-    snippet: string;
+    snippet: string | null;
   }>;
-  return new Map(rows.map((row) => [row.rowid, row.snippet]));
+  return new Map(rows.map((row) => [row.rowid, snippetOfHighlight(row.snippet ?? '')]));
 }

@@ -7,6 +7,7 @@
 import type { SearchStore } from '@agent-ledger/store';
 import { putEmbeddingsTransaction, turnEmbeddingPage, turnEmbeddings, turnsWithoutEmbedding } from './embedding-queries.ts';
 import { searchEvents } from './event-search.ts';
+import { nearestTurns } from './nearest-turns.ts';
 import type { SqliteConnection, Synchronous } from './sqlite-connection.ts';
 import { countTurnMatches, searchTurns } from './turn-search.ts';
 
@@ -27,5 +28,6 @@ export function searchQueries(connection: SqliteConnection): Synchronous<SearchS
     },
     turnEmbeddingPage: (page) => turnEmbeddingPage(connection, page),
     turnEmbeddings: (model, line) => turnEmbeddings(connection, model, line),
+    nearestTurns: (query) => nearestTurns(connection, query),
   };
 }

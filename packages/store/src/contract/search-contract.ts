@@ -11,6 +11,7 @@ import { appendRows, sessionRecord } from './ledger-rows.ts';
 import { type OpenStore, openPerCase } from './open-per-case.ts';
 import { resolvedViewCases, summaryScoreCases } from './search-compaction-contract.ts';
 import { allPages, ids, said, sessionSaying, words } from './search-rows.ts';
+import { searchAgreementCases } from './search-snippet-contract.ts';
 import type { StoreUnderTest } from './store-under-test.ts';
 
 export function searchContract(subject: StoreUnderTest): void {
@@ -25,6 +26,7 @@ export function searchContract(subject: StoreUnderTest): void {
     summaryScoreCases(open);
     embeddingCases(open);
     eventSearchCases(open);
+    searchAgreementCases(open);
   });
 }
 
