@@ -8,6 +8,7 @@ import { parseBenchArguments, USAGE, UsageError } from './args.ts';
 import { type BenchStorage, postgresStorage, sqliteStorage } from './bench-storage.ts';
 import { buildContextOperations, CONTEXT_AT_HEAD } from './build-context-benchmark.ts';
 import { type BuiltHistory, buildHistory } from './build-history.ts';
+import { benchmarkEmbeddings } from './embeddings-benchmark.ts';
 import { benchmarkEventsIngest } from './events-ingest-benchmark.ts';
 import { FORK_FROM_HEAD, forkOperations } from './fork-benchmark.ts';
 import { benchmarkFullHistory } from './full-history-benchmark.ts';
@@ -210,6 +211,7 @@ async function main(): Promise<void> {
         eventsPerMeasurement: options.quick ? 5_000 : 20_000,
       })),
     );
+    results.push(...(await benchmarkEmbeddings({ storage, quick: options.quick })));
   }
   addSizeBaselines(results, sizeIndependentNames);
   const ordered = orderResults(results);

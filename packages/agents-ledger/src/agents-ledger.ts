@@ -17,7 +17,7 @@ import {
 import type { ForestConfig } from '@agent-ledger/forest';
 import { type LedgerStore, openLedgerStore } from '@agent-ledger/store';
 import { createExtractiveSummarizer, type Summarizer } from '@agent-ledger/summarizers';
-import { type AppendTurnInput, appendTurns } from './append-turn.ts';
+import type { AppendTurnInput } from './append-turn.ts';
 import { type BuildContextOptions, type BuiltContext, buildContext } from './build-context.ts';
 import { type CalibrationReport, calibrateSession } from './calibrate-session.ts';
 import { type CompactOptions, type ContextUsage, compact, contextUsage } from './compact.ts';
@@ -35,6 +35,8 @@ import {
 import { type TranscriptImports, transcriptImports } from './import/transcript-imports.ts';
 import type { LedgerContext } from './ledger-context.ts';
 import { type RecordCompactionInput, recordCompaction } from './record-compaction.ts';
+import type { EmbeddingFailure } from './retrieval/append-embeddings.ts';
+import { appendOperations } from './retrieval/appends-with-vectors.ts';
 import type { EmbedMissingOptions, EmbedMissingResult } from './retrieval/embed-missing.ts';
 import { embeddingOperations } from './retrieval/embedding-operations.ts';
 import { type Retrieval, type RetrieveOptions, retrieveTurns } from './retrieval/retrieve-turns.ts';
@@ -90,6 +92,14 @@ export interface AgentsLedgerOptions {
    * fused with bm25 (docs/context.md#embeddings). Off by default; bm25 alone is the measured default.
    */
   embedder?: Embedder;
+  /**
+   * With an embedder: each appended turn's vector is stored right after its append, in the
+   * background (an append never waits for the embedder, nor fails because of it). Off by default:
+   * a context embeds what it needs when it needs it, and embedMissing (`nexus embed`) backfills.
+   */
+  embedOnAppend?: boolean;
+  /** Told when embedding appended turns failed, with the turns left without a vector (embedMissing stores them). */
+  onEmbeddingFailure?: (failure: EmbeddingFailure) => void;
   /**
    * How long a compaction's lease on its session holds without renewal, in ms (60,000): another
    * process compacting the same session waits for it, and a crashed compactor blocks the session no
@@ -159,6 +169,8 @@ export interface AgentsLedger {
    * similarity; reads only, so turns not embedded yet are counted, not found.
    */
   searchByMeaning(query: string, options?: MeaningSearchOptions): Promise<MeaningSearchResult>;
+  /** With embedOnAppend: resolves once every turn appended so far has its vector stored or its failure reported. */
+  flushEmbeddings(): Promise<void>;
   /** The topics (union-find clusters) of the newest compaction on a session's line; [] without one. */
   topics(sessionId: string): Promise<Topic[]>;
   /** The topic standing for a turn (find), and the compaction covering it. */
@@ -205,6 +217,7 @@ export function createAgentsLedger(options: AgentsLedgerOptions): AgentsLedger {
     ...(options.embedder ? { embedder: options.embedder } : {}),
     ...(options.compactionLeaseMs !== undefined ? { compactionLeaseMs: options.compactionLeaseMs } : {}),
   };
+  const appends = appendOperations(ledger, options);
   const agents: AgentsLedger = {
     tokenCounter,
     imports: transcriptImports(options.store),
@@ -212,8 +225,7 @@ export function createAgentsLedger(options: AgentsLedgerOptions): AgentsLedger {
     getSession: async (sessionId) => getSession(ledger, sessionId),
     calibrate: async (sessionId, report) => calibrateSession(ledger, sessionId, report),
     listSessions: async (listOptions) => listSessions(ledger, listOptions),
-    appendTurn: async (sessionId, input) => (await appendTurns(ledger, sessionId, [input]))[0] as NormalTurn,
-    appendTurns: async (sessionId, inputs) => appendTurns(ledger, sessionId, inputs),
+    ...appends.operations,
     getTurn: async (turnId) => (await turnsWithEventLinks(ledger.store, [await requireTurnRow(ledger.store, turnId)]))[0] as Turn,
     getTurns: async (turnIds) => {
       const rows = await ledger.store.getTurns(turnIds);
@@ -233,7 +245,7 @@ export function createAgentsLedger(options: AgentsLedgerOptions): AgentsLedger {
             ledger,
             turnId,
             contextOptions,
-            await semanticQuery(ledger, ledger.embedder, turnId, contextOptions.query),
+            await appends.settled().then(() => semanticQuery(ledger, ledger.embedder, turnId, contextOptions.query)),
           )
         : buildContext(ledger, turnId, contextOptions),
     getFullHistory: (turnId, historyOptions) => getFullHistory(ledger, turnId, historyOptions),
@@ -260,7 +272,7 @@ export function createAgentsLedger(options: AgentsLedgerOptions): AgentsLedger {
     dropTopic: async (clusterId, topicOptions) => setTopicDropped(ledger, clusterId, true, topicOptions?.sessionId),
     restoreTopic: async (clusterId, topicOptions) => setTopicDropped(ledger, clusterId, false, topicOptions?.sessionId),
     canon: async (turnId, canonOptions) => canonicalCompaction(ledger, turnId, canonOptions?.sessionId),
-    close: () => options.store.close(),
+    close: () => appends.settled().then(() => options.store.close()),
   };
   registerStore(agents, options.store);
   return agents;

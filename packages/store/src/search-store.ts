@@ -133,6 +133,30 @@ export interface ModelTurnEmbedding extends TurnEmbedding {
   model: string;
 }
 
+/** A query vector and where to look: see SearchStore.nearestTurns. */
+export interface NearestTurnsQuery {
+  /** The model whose stored vectors are compared. */
+  model: string;
+  /** The query vector. Only stored vectors of its length are compared (another length cannot be). */
+  vector: Float32Array;
+  /**
+   * Only turns on this line (a session's line: its own turns and those before its fork point);
+   * every turn with a vector of `model` when absent.
+   */
+  line?: readonly LineSegment[];
+  /** Turns to return, a whole number from 1 (anything else is InvalidInputError, field `limit`). */
+  limit: number;
+}
+
+/** A turn near the query vector. */
+export interface NearestTurn {
+  turnId: string;
+  sessionId: string;
+  depth: number;
+  /** Cosine similarity to the query vector, -1 to 1 (0 when either vector is all zeros): higher is nearer. */
+  similarity: number;
+}
+
 export interface SearchStore {
   /** One page of turn matches, best first (ties: older rows first). */
   searchTurns(query: TurnSearchQuery): Promise<SearchPage<TurnSearchHit>>;
@@ -156,4 +180,12 @@ export interface SearchStore {
   turnEmbeddingPage(page: { after?: { model: string; turnId: string }; limit: number }): Promise<ModelTurnEmbedding[]>;
   /** Every vector of `model` for turns of the line, in no particular order. */
   turnEmbeddings(model: string, line: readonly LineSegment[]): Promise<Array<TurnEmbedding & { depth: number }>>;
+  /**
+   * The `limit` turns whose vectors of `model` are most similar (cosine) to `query.vector`, nearest
+   * first; equal similarities: the deeper turn first, then the greater turn id. Exact: every stored
+   * vector in scope is compared (an engine may do it in SQL, with an extension such as sqlite-vec,
+   * or in JavaScript; the answers agree up to float32 rounding of the similarity). A caller reads
+   * k rows, not every vector of the line.
+   */
+  nearestTurns(query: NearestTurnsQuery): Promise<NearestTurn[]>;
 }

@@ -1,9 +1,9 @@
 // Search by meaning: the stored vectors of the ledger's Embedder model, every session's (or one
 // session's line), ranked by cosine similarity to the query's vector. It reads only: a turn with no
 // vector yet is not found, and is counted (`unembedded`) so the caller can say to run embedMissing.
-// Exact: every stored vector of the lines is compared, a line at a time, the best `limit` kept.
+// Exact: the store's nearestTurns compares every stored vector in scope and returns the best `limit`.
 
-import { cosineSimilarity, type Embedder, InvalidInputError, isCompaction, type NormalTurn } from '@agent-ledger/core';
+import { type Embedder, InvalidInputError, isCompaction, type NormalTurn } from '@agent-ledger/core';
 import type { StoreOperations } from '@agent-ledger/store';
 import { turnsWithEventLinks } from '../store/event-links.ts';
 import { embeddingLines } from './embedding-lines.ts';
@@ -44,17 +44,18 @@ export async function searchByMeaning(
   if (!Number.isInteger(limit) || limit < 1 || limit > 200) throw new InvalidInputError('limit must be from 1 to 200.', 'limit');
   const vectors = await embedder.embed([query]);
   checkVectors(vectors, 1, embedder.model);
-  const queryVector = Float32Array.from(vectors[0] as number[]);
-  let best: Array<{ turnId: string; depth: number; similarity: number }> = [];
+  const lines = await embeddingLines(store, sessionId);
+  // One session: its line. Every session: every stored vector of the model (each turn once).
+  const line = sessionId === undefined ? undefined : (lines[0] ?? []);
+  const best = await store.nearestTurns({
+    model: embedder.model,
+    vector: Float32Array.from(vectors[0] as number[]),
+    line,
+    limit,
+  });
   let unembedded = 0;
-  for (const line of await embeddingLines(store, sessionId)) {
-    if (line.length === 0) continue;
-    for (const row of await store.turnEmbeddings(embedder.model, line)) {
-      best.push({ turnId: row.turnId, depth: row.depth, similarity: cosineSimilarity(queryVector, row.vector) });
-    }
-    // Kept to the best `limit` after each line, so memory holds one line's vectors at a time.
-    best = best.sort((left, right) => right.similarity - left.similarity || right.depth - left.depth).slice(0, limit);
-    unembedded += (await store.turnsWithoutEmbedding(embedder.model, line)).length;
+  for (const sessionLine of lines) {
+    if (sessionLine.length > 0) unembedded += (await store.turnsWithoutEmbedding(embedder.model, sessionLine)).length;
   }
   const rows = await store.getTurns(best.map((hit) => hit.turnId));
   const turns = await turnsWithEventLinks(

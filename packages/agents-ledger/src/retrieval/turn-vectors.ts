@@ -1,9 +1,8 @@
 // Embedding vectors of turns, kept in the ledger through the store (one float32 vector per turn and
-// model), and the turns of a line ranked by cosine similarity to a query vector. Every vector of
-// the line is read per query: exact, and fast enough for the lines a context searches (tens of
-// thousands of turns); an approximate index (sqlite-vec, pgvector) is the step for more.
+// model), and the turns of a line ranked by cosine similarity to a query vector: the store's
+// nearestTurns compares them where they are stored and returns the nearest few.
 
-import { cosineSimilarity, type Embedder, InvalidInputError } from '@agent-ledger/core';
+import { type Embedder, InvalidInputError } from '@agent-ledger/core';
 import type { SearchStore } from '@agent-ledger/store';
 import type { LedgerContext } from '../ledger-context.ts';
 import type { ChainSegment } from '../store/chain.ts';
@@ -48,22 +47,19 @@ export async function embedRows(
   }
 }
 
-/** The line's turns with a vector of `model`, most similar to `query` first (similarity as score). */
+/**
+ * The line's turns with a vector of `model`, most similar to `query` first (similarity as score;
+ * ties: the later turn). The store compares them (sqlite-vec in SQL where it loads, an exact scan
+ * otherwise) and returns `limit` rows, not every vector of the line.
+ */
 export async function rankByVector(
   ledger: LedgerContext,
   segments: readonly ChainSegment[],
   { model, query, limit }: { model: string; query: readonly number[]; limit: number },
 ): Promise<LineMatch[]> {
-  const rows = await ledger.store.turnEmbeddings(model, segments);
-  const queryVector = Float32Array.from(query);
-  const scored = rows.map((row) => ({
-    turnId: row.turnId,
-    depth: row.depth,
-    score: cosineSimilarity(queryVector, row.vector),
-  }));
-  // Ties go to the later turn, as everywhere in recall.
-  scored.sort((left, right) => right.score - left.score || right.depth - left.depth);
-  return scored.slice(0, limit);
+  if (segments.length === 0 || limit < 1) return [];
+  const nearest = await ledger.store.nearestTurns({ model, vector: Float32Array.from(query), line: segments, limit });
+  return nearest.map((turn) => ({ turnId: turn.turnId, depth: turn.depth, score: turn.similarity }));
 }
 
 export function checkVectors(vectors: unknown, expected: number, model: string): asserts vectors is number[][] {

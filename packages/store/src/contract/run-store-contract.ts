@@ -3,6 +3,7 @@
 
 import { describe } from 'vitest';
 import { copyContract } from './copy-contract.ts';
+import { embeddingContract } from './embedding-contract.ts';
 import { eventContract } from './event-contract.ts';
 import { forestContract } from './forest-contract.ts';
 import { importContract } from './import-contract.ts';
@@ -21,6 +22,7 @@ export function runStoreContract(engine: string, subject: StoreUnderTest): void 
     turnContract(subject);
     eventContract(subject);
     searchContract(subject);
+    embeddingContract(subject);
     forestContract(subject);
     importContract(subject);
     leaseContract(subject);
