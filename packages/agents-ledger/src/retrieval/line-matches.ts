@@ -12,18 +12,22 @@ export interface LineMatch {
   score: number;
 }
 
-/** Up to `limit` normal turns of `segments` matching any of `words`, best first. */
-export async function matchOnLine(
-  ledger: LedgerContext,
-  segments: readonly ChainSegment[],
-  words: readonly string[],
-  limit: number,
-): Promise<LineMatch[]> {
+export interface LineMatchRequest {
+  segments: readonly ChainSegment[];
+  words: readonly string[];
+  limit: number;
+  /** Only turns said within these bounds (ms since the epoch, inclusive): a day a question names. */
+  within?: { since: number; until: number };
+}
+
+/** Up to `limit` normal turns of the line matching any of `words`, best first. */
+export async function matchOnLine(ledger: LedgerContext, request: LineMatchRequest): Promise<LineMatch[]> {
+  const { segments, words, limit, within } = request;
   if (segments.length === 0 || words.length === 0) return [];
   const { hits } = await ledger.store.searchTurns({
     match: { words, mode: 'any' },
     view: 'raw',
-    filters: { turnType: 'normal', scope: { line: segments } },
+    filters: { turnType: 'normal', scope: { line: segments }, ...(within ? { since: within.since, until: within.until } : {}) },
     limit,
     snippets: false,
   });

@@ -1,11 +1,11 @@
 // Recall: the raw turns on a line that best answer an incoming message, packed into a token budget.
 // What the hybrid context sends when the question is known (docs/context.md#recall). Over plain bm25
 // (retrieve-turns.ts, kept as the baseline), each step measured on the evaluation
-// (docs/benchmarks.md): the query without stopwords, any of its words; pseudo-relevance feedback
-// (the first matches' strongest words search again, for facts spread over sessions); the turns
-// beside a match (the question a reply answers, the reply a question got) at a share of its
-// score, less when far longer than the match; turns packed by value with no turn twice; one dated line per day and `[id speaker]` per
-// turn, so a date and a speaker cost a few tokens, not twenty per turn.
+// (docs/benchmarks.md): the query without stopwords, any of its words, the speakers and dates it
+// names read as such, optionally pseudo-relevance feedback (lexical-scores.ts); the turns beside a
+// match (the question a reply answers, the reply a question got) at a share of its score, less
+// when far longer than the match; turns packed by value with no turn twice; one dated line per day
+// and `[id speaker]` per turn, so a date and a speaker cost a few tokens, not twenty per turn.
 
 import { InvalidInputError, type NormalTurn } from '@agent-ledger/core';
 import type { StoredTurn, StoreOperations } from '@agent-ledger/store';
@@ -14,8 +14,8 @@ import { readSessionLine, type SessionLine } from '../line/session-line.ts';
 import type { ChainSegment } from '../store/chain.ts';
 import { turnFromRow } from '../store/row-mapping.ts';
 import { readTurnRowsById } from '../store/turns-by-id.ts';
-import { indexedTurns, type LineMatch, matchOnLine, turnsHolding } from './line-matches.ts';
-import { feedbackTerms, queryTerms } from './query-terms.ts';
+import { lexicalScores } from './lexical-scores.ts';
+import { queryTerms } from './query-terms.ts';
 import { datedLineTokens, RECALL_HEADER, type RecalledTurn, recalledLineTokens, renderRecalled } from './render-recalled.ts';
 import type { Retrieval, RetrievedPiece } from './retrieve-turns.ts';
 import { rankByVector, reciprocalRankFusion } from './turn-vectors.ts';
@@ -42,6 +42,16 @@ export interface RecallTuning {
   neighbourLengthRatio?: number;
   /** Order to pack in: by value, or by value per token. */
   packing?: 'value' | 'density';
+  /**
+   * A turn said by a speaker the query names is worth (1 + this) times its match, and the name is
+   * not searched for (0: names are plain words). Speakers are the turns' author names.
+   */
+  speakerWeight?: number;
+  /**
+   * The best match among the turns said on a day (or in a month) the query names gains this much,
+   * and the date's words are not searched for (0: dates are plain words).
+   */
+  dateWeight?: number;
 }
 
 export interface RecallOptions extends RecallTuning {
@@ -65,10 +75,12 @@ export const DEFAULT_RECALL_TUNING: Required<RecallTuning> = {
   feedbackTerms: 0,
   feedbackFrom: 3,
   feedbackWeight: 0.5,
-  neighbours: 1,
+  neighbours: 2,
   neighbourShare: 0.7,
   neighbourLengthRatio: 2,
   packing: 'value',
+  speakerWeight: 0.5,
+  dateWeight: 1,
 };
 
 interface Candidate {
@@ -80,7 +92,8 @@ interface Candidate {
 export async function recallTurns(ledger: LedgerContext, atTurnId: string, options: RecallOptions): Promise<Retrieval> {
   const budget = requireBudget(options.budgetTokens);
   if (budget === 0) return EMPTY;
-  const line = await readSessionLine(ledger.store, atTurnId, { sessionId: options.sessionId });
+  // Recall ranks the whole line by search, so the newest page a context reads with the line is not wanted.
+  const line = await readSessionLine(ledger.store, atTurnId, { sessionId: options.sessionId, newestLimit: 0 });
   return packRecall(ledger, await rankRecall(ledger, line, options), budget, options.excludeTurnIds);
 }
 
@@ -108,30 +121,17 @@ export async function rankRecall(
   const terms = queryTerms(options.query);
   if (terms.length === 0 && !options.semantic) return [];
   const limit = Math.min(500, Math.max(1, tuning.candidates));
-  const excluded = options.excludeTurnIds ?? new Set<string>();
 
   let scores =
     terms.length === 0
       ? new Map<string, number>()
-      : relative(await matchOnLine(ledger, segments, terms, limit), tuning.minRelevance);
-  if (tuning.feedbackTerms > 0 && scores.size > 0) {
-    const first = [...scores.keys()].filter((id) => !excluded.has(id)).slice(0, tuning.feedbackFrom);
-    const rows = await readTurnRowsById(store, first);
-    const added = await feedbackTerms({
-      texts: first.map((id) => rows.get(id)?.searchText ?? ''),
-      queryTerms: terms,
-      count: tuning.feedbackTerms,
-      turnsHolding: (term) => turnsHolding(ledger, term),
-      totalTurns: await indexedTurns(ledger),
-    });
-    if (added.length > 0) {
-      const second = relative(await matchOnLine(ledger, segments, [...terms, ...added], limit), tuning.minRelevance);
-      const merged = new Map<string, number>();
-      for (const [id, score] of scores) merged.set(id, score);
-      for (const [id, score] of second) merged.set(id, (merged.get(id) ?? 0) + tuning.feedbackWeight * score);
-      scores = merged;
-    }
-  }
+      : await lexicalScores(ledger, {
+          segments,
+          query: options.query,
+          terms,
+          tuning,
+          excluded: options.excludeTurnIds ?? new Set<string>(),
+        });
   if (options.semantic) {
     const lexical = [...scores].sort((left, right) => right[1] - left[1]).map(([id]) => id);
     const semantic = await rankByVector(ledger, segments, {
@@ -204,17 +204,6 @@ function requireBudget(budget: unknown): number {
     throw new InvalidInputError(`budgetTokens must be a number of tokens, 0 or more; got ${String(budget)}.`, 'budgetTokens');
   }
   return budget;
-}
-
-/** Each match's score as a share of the best one's (1 = best), those under the floor left out. */
-function relative(matches: readonly LineMatch[], floor: number): Map<string, number> {
-  const best = matches[0]?.score ?? 0;
-  const scores = new Map<string, number>();
-  for (const match of matches) {
-    const share = best > 0 ? match.score / best : 1;
-    if (share >= floor) scores.set(match.turnId, share);
-  }
-  return scores;
 }
 
 /** Where recall reads: the line's segments up to the turn it answers at. */
