@@ -18,6 +18,8 @@ describe('parseEvalArguments', () => {
       diff: null,
       scoresPath: null,
       fromPath: null,
+      embedder: null,
+      cachePath: null,
       help: false,
     });
   });

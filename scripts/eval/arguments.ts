@@ -1,6 +1,8 @@
 // Parses the recall evaluation's command line and holds its usage text, which also states the
 // method, so `--help` says what the numbers mean. Checking the data files is left to load-data.ts.
 
+import { EMBEDDERS, type EmbedderName, embedderProblem } from './embedder-choice.ts';
+
 export const STRATEGIES = ['recent', 'retrieval', 'flat', 'union-find', 'hybrid'] as const;
 export type StrategyName = (typeof STRATEGIES)[number];
 export const MODES = ['aware', 'agnostic'] as const;
@@ -33,6 +35,10 @@ export interface EvalArguments {
   scoresPath: string | null;
   /** A --scores file to diff instead of running (with --diff). */
   fromPath: string | null;
+  /** The embedder every hybrid ledger and the reference get (vectors and fused rankings); null: bm25 only. */
+  embedder: EmbedderName | null;
+  /** A folder keeping the embedder's vectors between runs, or null. */
+  cachePath: string | null;
   help: boolean;
 }
 
@@ -53,7 +59,8 @@ Options:
   --db-server URL      run on PostgreSQL: each ledger in a fresh database made next to the one URL names
                         (postgres://user@host:port/db; the user may CREATE DATABASE), dropped once scored
   --recall SETTINGS     hybrid: recall settings as name=value,… (neighbours, neighbourShare, feedbackTerms,
-                        feedbackFrom, feedbackWeight, candidates, packing=value|density; default: the ledger's)
+                        feedbackFrom, feedbackWeight, candidates, speakerWeight, dateWeight, packing=value|density;
+                        default: the ledger's)
   --forest SETTINGS     union-find and hybrid: forest settings as name=value,… (mergeThreshold, maxClusters,
                         maxCentroidTerms; default: the ledger's, docs/compaction.md)
   --budgets LIST        context budgets B in tokens (default ${DEFAULT_BUDGETS.join(',')})
@@ -66,6 +73,12 @@ Options:
   --diff A,B            also print a per-question diff of strategies A and B (ER_frac): which questions
                         each keeps more evidence on, per budget and mode
   --from FILE           with --diff: diff a --scores file of an earlier run instead of running (no --data)
+  --embedder NAME       give hybrid and the rankings an embedder: offline (Universal Sentence Encoder
+                        lite, no network) or openai-compatible (NEXUS_EMBEDDINGS_URL, _MODEL, _KEY,
+                        _DIMENSIONS); hybrid then fuses bm25 with cosine similarity (RRF), and two
+                        rankings are added: vectors and fused (default: none, bm25 only)
+  --cache FOLDER        with --embedder: keep the vectors in FOLDER (one file per model) and reuse them
+                        in later runs
   --help                print this text
 
 Method:
@@ -109,11 +122,15 @@ Method:
       tokens   mean tokens of the context sent; B/conv the budget over the conversation's tokens
       full     a reference row: every turn up to the question, no budget (one import without
                compaction), so each row has its ceiling
-    and, once per question, where two rankings of the turns up to it put the evidence (LongMemEval's
+    and, once per question, where the rankings of the turns up to it put the evidence (LongMemEval's
     recall_any@k: ANY evidence session or turn among the first k; recall_all@k: every one):
       retrieval  the order \`retrieval\` sends turns in (ledger.retrieve: bm25, every word first)
       recall     bm25 on the question's content words, any word: what the hybrid's recall ranks
                  before adding neighbours (its full ranking is not public)
+      vectors    with --embedder: cosine similarity of the question's vector to each turn's
+                 (ledger.searchByMeaning over the session's line)
+      fused      with --embedder: recall and vectors fused by reciprocal rank fusion (k = 60), as
+                 the hybrid's recall fuses them
     Sessions (k = 5, 10) rank by their best turn; a message id <session>:<turn> names its session
     (LoCoMo D3:12, LongMemEval <id>:4), and a file whose ids lack one has no session recall. Turns:
     k = 5, 10, 20. tokens@k is what the first k sessions or turns, whole, would take.
@@ -142,6 +159,8 @@ export function parseEvalArguments(argv: readonly string[]): EvalArguments {
     diff: null,
     scoresPath: null,
     fromPath: null,
+    embedder: null,
+    cachePath: null,
     help: false,
   };
   let sawData = false;
@@ -212,6 +231,12 @@ export function parseEvalArguments(argv: readonly string[]): EvalArguments {
       case '--from':
         parsed.fromPath = takeValue();
         break;
+      case '--embedder':
+        parsed.embedder = parseEmbedder(takeValue());
+        break;
+      case '--cache':
+        parsed.cachePath = takeValue();
+        break;
       case '--diff': {
         const pair = takeValue()
           .split(',')
@@ -240,6 +265,9 @@ export function parseEvalArguments(argv: readonly string[]): EvalArguments {
   if (!parsed.help && (!sawData || parsed.data.length === 0)) {
     throw new UsageError('--data needs at least one nexus-eval/v1 file or folder.');
   }
+  if (parsed.cachePath !== null && parsed.embedder === null) {
+    throw new UsageError('--cache keeps the vectors of --embedder: give --embedder too.');
+  }
   if (parsed.diff?.some((name) => !parsed.strategies.includes(name))) {
     throw new UsageError(`--diff ${(parsed.diff ?? []).join(',')}: both strategies must be among --strategies.`);
   }
@@ -254,6 +282,8 @@ const RECALL_NUMBERS = [
   'feedbackFrom',
   'feedbackWeight',
   'candidates',
+  'speakerWeight',
+  'dateWeight',
 ];
 
 /** `neighbourShare=0.6,packing=density` → { neighbourShare: 0.6, packing: 'density' }. */
@@ -324,6 +354,15 @@ function parseBudgets(text: string): number[] {
     return budget;
   });
   return [...new Set(budgets)];
+}
+
+function parseEmbedder(name: string): EmbedderName {
+  if (!(EMBEDDERS as readonly string[]).includes(name)) {
+    throw new UsageError(`--embedder: unknown "${name}"; choose from ${EMBEDDERS.join(', ')}.`);
+  }
+  const problem = embedderProblem(name as EmbedderName, process.env);
+  if (problem) throw new UsageError(problem);
+  return name as EmbedderName;
 }
 
 function parseSummarizer(name: string): SummarizerName {

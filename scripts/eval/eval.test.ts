@@ -204,6 +204,7 @@ describe('data files', () => {
 
   it('collects the .json files of a folder in name order, and refuses a missing path', () => {
     expect(collectDataFiles([path.join(here, 'fixtures')])).toEqual([
+      path.join(here, 'fixtures', 'paraphrase-sessions.json'),
       FIXTURE,
       path.join(here, 'fixtures', 'weekly-sessions.json'),
     ]);
@@ -252,7 +253,7 @@ describe('the command line', () => {
       expect(result.status).toBe(0);
       expect(result.stdout).toContain('## Recall, all questions');
       const report = JSON.parse(readFileSync(json, 'utf8'));
-      expect(Object.keys(report)).toEqual(['config', 'rows', 'cost', 'reference', 'ranking']);
+      expect(Object.keys(report)).toEqual(['config', 'rows', 'cost', 'reference', 'ranking', 'embedding']);
       expect(report.rows).toHaveLength(4);
     } finally {
       rmSync(directory, { recursive: true, force: true });

@@ -29,6 +29,7 @@
 import { writeFileSync } from 'node:fs';
 import { parseEvalArguments, USAGE, UsageError } from './arguments.ts';
 import { diffStrategies, renderDiff } from './diff.ts';
+import { createEvalEmbedder } from './embedder-choice.ts';
 import { createProgressReporter } from './progress.ts';
 import { renderReport, reportJson } from './report.ts';
 import { runEvaluation } from './run-evaluation.ts';
@@ -63,8 +64,12 @@ async function main(argv: readonly string[]): Promise<number> {
   const { jsonPath, scoresPath } = options;
   try {
     if (scoresPath) startScoresFile(scoresPath);
+    const { embedder: embedderName, cachePath } = options;
     const { report, scores } = await runEvaluation({
       ...options,
+      ...(embedderName
+        ? { embedding: { name: embedderName, embedder: createEvalEmbedder(embedderName, process.env), cacheFolder: cachePath } }
+        : {}),
       onProgress: progress.report,
       // Written as each conversation finishes: a failure late in a long run keeps the rest.
       onConversation: (done) => {
@@ -79,6 +84,9 @@ async function main(argv: readonly string[]): Promise<number> {
     const seconds = ((performance.now() - started) / 1000).toFixed(1);
     process.stderr.write(`[eval] done in ${seconds} s${jsonPath ? `; JSON written to ${jsonPath}` : ''}\n`);
     for (const failure of report.config.failures) process.stderr.write(`eval: ${failure.file} failed: ${failure.error}\n`);
+    if (report.embedding && report.embedding.failures > 0) {
+      process.stderr.write(`eval: the embedder failed ${report.embedding.failures} time(s); those contexts were bm25 alone\n`);
+    }
     return report.config.failures.length > 0 ? 1 : 0;
   } catch (error) {
     progress.finish();

@@ -7,13 +7,26 @@
 //   below it, and packs by value; its full ranking (rankRecall) is not public, so this is its first
 //   stage. Neighbours sit in their match's session, so sessions rank alike bar a neighbour across a
 //   session boundary.
-// Both see only the turns up to the one the question is asked at.
+// With an embedder (--embedder), two more:
+// - vectors: cosine similarity of the question's vector to each turn's (ledger.searchByMeaning over
+//   the session's line; the turns must be embedded first, ledger.embedMissing).
+// - fused: recall and vectors by reciprocal rank fusion (rank-fusion.ts), as the hybrid's recall
+//   fuses them before it adds neighbours.
+// All see only the turns up to the one the question is asked at.
 
 import type { AgentsLedger } from '../../packages/agents-ledger/src/index.ts';
 import { STOPWORDS, WORD_PATTERN } from '../../packages/core/src/index.ts';
+import { fuseRankings } from './rank-fusion.ts';
 
 export const RANKERS = ['retrieval', 'recall'] as const;
-export type RankerName = (typeof RANKERS)[number];
+/** The rankings an embedder adds. */
+export const EMBEDDING_RANKERS = ['vectors', 'fused'] as const;
+export type RankerName = (typeof RANKERS)[number] | (typeof EMBEDDING_RANKERS)[number];
+
+/** The rankings a run measures: the bm25 ones, and with an embedder the vector ones too. */
+export function rankersFor(withEmbedder: boolean): RankerName[] {
+  return withEmbedder ? [...RANKERS, ...EMBEDDING_RANKERS] : [...RANKERS];
+}
 
 /** Ranked matches asked for: the most search and retrieve give (recall's default is 200 too). */
 const CANDIDATES = 200;
@@ -33,6 +46,19 @@ export interface RankRequest {
 
 /** Turn ids, best first, without repeats. */
 export async function rankTurns(ledger: AgentsLedger, request: RankRequest): Promise<string[]> {
+  if (request.ranker === 'fused') {
+    const [recall, vectors] = await Promise.all(
+      (['recall', 'vectors'] as const).map((ranker) => rankTurns(ledger, { ...request, ranker })),
+    );
+    return fuseRankings([recall ?? [], vectors ?? []]);
+  }
+  if (request.ranker === 'vectors') {
+    const { hits } = await ledger.searchByMeaning(request.question, { sessionId: request.sessionId, limit: CANDIDATES });
+    return seenAt(
+      request,
+      hits.map((hit) => hit.turn.id),
+    );
+  }
   if (request.ranker === 'retrieval') {
     const { pieces } = await ledger.retrieve(request.atTurnId, {
       query: request.question,
@@ -51,8 +77,16 @@ export async function rankTurns(ledger: AgentsLedger, request: RankRequest): Pro
     anyWord: true,
     limit: CANDIDATES,
   });
+  return seenAt(
+    request,
+    hits.map((hit) => hit.turnId),
+  );
+}
+
+/** The ids on the line up to the asked turn, in order, without repeats. */
+function seenAt(request: RankRequest, ids: readonly string[]): string[] {
   const asked = request.positions.get(request.atTurnId) ?? -1;
-  return unique(hits.map((hit) => hit.turnId).filter((id) => (request.positions.get(id) ?? Number.POSITIVE_INFINITY) <= asked));
+  return unique(ids.filter((id) => (request.positions.get(id) ?? Number.POSITIVE_INFINITY) <= asked));
 }
 
 /**

@@ -9,12 +9,12 @@ import {
   type ImportResult,
   importConversation,
 } from '../../packages/agents-ledger/src/index.ts';
-import { estimateTokenCounter, sequentialIds } from '../../packages/core/src/index.ts';
+import { type Embedder, estimateTokenCounter, sequentialIds } from '../../packages/core/src/index.ts';
 import { openLedgerStore } from '../../packages/store/src/index.ts';
 import { NO_CATEGORY } from './aggregate.ts';
 import type { LoadedConversation } from './load-data.ts';
 import { type RankOutcome, rankEvidence, sessionsOf } from './rank-evidence.ts';
-import { RANKERS, type RankerName, rankTurns } from './rankers.ts';
+import { type RankerName, rankersFor, rankTurns } from './rankers.ts';
 import {
   contextText,
   FIXED_NOW,
@@ -52,7 +52,13 @@ export interface ReferenceRun {
   rankings: RankedQuestion[];
 }
 
-export async function runReference(loaded: LoadedConversation, places: LedgerPlaces): Promise<ReferenceRun> {
+export interface ReferenceOptions {
+  places: LedgerPlaces;
+  /** Adds the vectors and fused rankings; its turns are embedded once, before the questions. */
+  embedder?: Embedder;
+}
+
+export async function runReference(loaded: LoadedConversation, { places, embedder }: ReferenceOptions): Promise<ReferenceRun> {
   const { conversation } = loaded;
   if (conversation.questions.length === 0) return { reference: [], rankings: [] };
   const path = await places.create('reference');
@@ -61,17 +67,25 @@ export async function runReference(loaded: LoadedConversation, places: LedgerPla
     tokenCounter: estimateTokenCounter,
     generateId: sequentialIds(),
     now: () => FIXED_NOW,
+    ...(embedder ? { embedder } : {}),
   });
   try {
     const imported = await importConversation(ledger, conversation, { settings: NO_COMPACTION });
-    return await scoreReference(ledger, loaded, imported);
+    // searchByMeaning reads stored vectors only: every turn gets one first, so none is missed.
+    if (embedder) await ledger.embedMissing({ sessionId: imported.sessionId });
+    return await scoreReference(ledger, loaded, imported, rankersFor(embedder !== undefined));
   } finally {
     await ledger.close();
     await places.remove(path);
   }
 }
 
-async function scoreReference(ledger: AgentsLedger, loaded: LoadedConversation, imported: ImportResult): Promise<ReferenceRun> {
+async function scoreReference(
+  ledger: AgentsLedger,
+  loaded: LoadedConversation,
+  imported: ImportResult,
+  rankers: readonly RankerName[],
+): Promise<ReferenceRun> {
   const { conversation } = loaded;
   const history: Array<{ id: string; timestamp: number }> = [];
   if (imported.headTurnId) {
@@ -102,7 +116,7 @@ async function scoreReference(ledger: AgentsLedger, loaded: LoadedConversation, 
     }
     const prepared = prepareFor(question, texts, imported.turnIds);
     run.reference.push({ kind: 'reference', ...place, ...scoreQuestion(prepared, context.scoring), tokens: context.tokens });
-    for (const ranker of RANKERS) {
+    for (const ranker of rankers) {
       const turns =
         turnId === null
           ? []

@@ -8,7 +8,9 @@ import { formatMarkdownTable, formatPercent, formatTokens } from './markdown-tab
 
 const RANKER_NOTE =
   'retrieval: the order `retrieval` sends turns in (bm25 on the question, every word first); recall: the bm25 ranking ' +
-  "hybrid's recall starts from (content words, any word, before neighbours). Sessions rank by their best turn; " +
+  "hybrid's recall starts from (content words, any word, before neighbours); with an embedder, vectors: cosine " +
+  "similarity to the question's vector, and fused: recall and vectors by reciprocal rank fusion, as the hybrid fuses them. " +
+  'Sessions rank by their best turn; ' +
   'tokens@k: mean tokens of the first k sessions (or turns) whole.';
 
 /** The "all" rows: one table for sessions (when any conversation has them), one for turns. */

@@ -27,6 +27,7 @@ export function renderReport(report: EvaluationReport): string {
         ? ` ${config.failures.length} conversation(s) FAILED and are left out: ${config.failures.map((failure) => `${failure.file} (${failure.error})`).join('; ')}.`
         : ''),
   );
+  sections.push(embeddingLine(report));
   sections.push(allQuestionsTable(report));
   sections.push(
     `## Cost (summed over conversations and budgets)\n\n${formatMarkdownTable(
@@ -108,6 +109,18 @@ function allQuestionsTable(report: EvaluationReport): string {
     `B/conv: the budget as a share of the conversation (mean; conversations of ${formatTokens(meanLength)} tokens on average). ` +
     (full ? 'full: every turn up to the question, no budget, the ceiling of the rows.' : '');
   return [`## Recall, all questions\n\n${table}\n\n${legend.trim()}`, ...rankingTables(report.ranking)].join('\n\n');
+}
+
+/** Which embedder ran and what it cost, or that none did. */
+export function embeddingLine({ config, embedding }: Pick<EvaluationReport, 'config' | 'embedding'>): string {
+  if (!config.embedder || !embedding) return 'Embedder: none (hybrid and the rankings are bm25 alone; --embedder adds vectors).';
+  const count = (value: number) => value.toLocaleString('en-US');
+  return (
+    `Embedder: ${config.embedder.name} (${config.embedder.model}): ${count(embedding.embedded)} text(s) embedded in ` +
+    `${embedding.seconds.toFixed(1)} s, ${count(embedding.fromDisk)} read from the cache` +
+    `${config.embedder.cache ? ` (${config.embedder.cache})` : ''}, ${count(embedding.requested)} asked for in all; ` +
+    `${embedding.failures} failed call(s)${embedding.failures > 0 ? ': those contexts fell back to bm25 alone' : ''}.`
+  );
 }
 
 const METRIC_TITLES = { er_frac: 'ER_frac', er_all: 'ER_all', containment: 'Answer containment' } as const;

@@ -17,6 +17,7 @@ import {
 import {
   contentText,
   countContentTokens,
+  type Embedder,
   estimateTokenCounter,
   type InvalidInputError,
   LedgerError,
@@ -91,6 +92,8 @@ export interface RunConversationOptions {
   directory: string;
   /** Where the ledgers go instead of SQLite files in `directory` (PostgreSQL: a fresh database each). */
   places?: LedgerPlaces;
+  /** Given to the hybrid's ledgers (the only strategy whose context uses vectors): recall fuses bm25 with them. */
+  embedder?: Embedder;
   /** Called before each import, with what is about to run ("union-find @ 2000"). */
   onStep?: (step: string) => void;
 }
@@ -198,6 +201,7 @@ async function measureImport(
     generateId: sequentialIds(),
     now: () => FIXED_NOW,
     forest: options.forest ?? {},
+    ...(options.embedder && plan.strategy === 'hybrid' ? { embedder: options.embedder } : {}),
   });
   try {
     const started = nowMilliseconds();

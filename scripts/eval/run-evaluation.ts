@@ -16,16 +16,19 @@ import {
   DEFAULT_RETRIEVAL_SHARE,
   type RecallTuning,
 } from '../../packages/agents-ledger/src/index.ts';
+import type { Embedder } from '../../packages/core/src/index.ts';
 import { DEFAULT_FOREST_CONFIG, type ForestConfig } from '../../packages/forest/src/index.ts';
 import { postgresStorage } from '../bench/bench-storage.ts';
 import { aggregateRows, type CostRow, type ImportCost, type ResultRow, type ScoredQuestion, sumCosts } from './aggregate.ts';
 import { aggregateRanking, aggregateReference, type RankingRow, type ReferenceRow } from './aggregate-peers.ts';
 import type { Mode, StrategyName, SummarizerName } from './arguments.ts';
 import { collectDataFiles, DataError, type LoadedConversation, loadConversationFile } from './load-data.ts';
-import { RANKERS } from './rankers.ts';
+import { createMeasuredEmbedder, type EmbeddingUsage, type MeasuredEmbedder } from './measured-embedder.ts';
+import { rankersFor } from './rankers.ts';
 import { type RankedQuestion, type ReferenceScore, runReference } from './reference-run.ts';
 import { conversationTokens, messageTexts, runConversation, sqlitePlaces, type WindowRaise } from './run-conversation.ts';
 import { prepareQuestion } from './score.ts';
+import { openVectorCache, vectorCachePath } from './vector-cache.ts';
 
 export interface EvaluationOptions {
   /** Files and folders of nexus-eval/v1 conversations. */
@@ -43,11 +46,21 @@ export interface EvaluationOptions {
   forest?: Partial<ForestConfig>;
   /** A postgres:// server URL: every ledger in a fresh database made next to the one it names (dropped once scored). */
   dbServer?: string | null;
+  /** An embedder for hybrid and the reference's vectors and fused rankings; absent: bm25 only. */
+  embedding?: EvaluationEmbedding;
   onProgress?: (progress: EvaluationProgress) => void;
   /** Runs one conversation (default run-conversation.ts); tests put a failing one in its place. */
   runConversation?: typeof runConversation;
   /** Called as each conversation finishes (or fails), with its scores and the report so far. */
   onConversation?: (done: ConversationDone) => void;
+}
+
+export interface EvaluationEmbedding {
+  /** What the report calls it (--embedder's name). */
+  name: string;
+  embedder: Embedder;
+  /** A folder keeping vectors between runs (vector-cache.ts), or none. */
+  cacheFolder?: string | null;
 }
 
 export interface ConversationDone {
@@ -105,7 +118,9 @@ export interface EvaluationConfig {
   /** What each number of a row means. */
   metrics: Record<'n' | 'ap' | 'atr' | 'er_all' | 'er_frac' | 'containment' | 'tokens' | 'budget_share', string>;
   /** What each ranker of the `ranking` rows ranks by, and how their fields read. */
-  ranking: Record<'retrieval' | 'recall' | 'sessions' | 'fields', string>;
+  ranking: Record<'retrieval' | 'recall' | 'vectors' | 'fused' | 'sessions' | 'fields', string>;
+  /** The embedder hybrid and the vector rankings ran with; null: none, bm25 only. */
+  embedder: { name: string; model: string; cache: string | null } | null;
   /** Conversations that failed while running, left out of the rows. */
   failures: ConversationFailure[];
   /** Messages skipped as empty (the importer's rule), by file; evidence naming one is left out. */
@@ -120,6 +135,8 @@ export interface EvaluationReport {
   reference: ReferenceRow[];
   /** Session and turn recall@k of each ranking (per ranker and category). */
   ranking: RankingRow[];
+  /** What embedding cost, summed over the run; null without an embedder. */
+  embedding: EmbeddingUsage | null;
 }
 
 export interface EvaluationResult {
@@ -139,12 +156,14 @@ export async function runEvaluation(options: EvaluationOptions): Promise<Evaluat
   const windowRaises: WindowRaise[] = [];
   const failures: ConversationFailure[] = [];
   const finished: LoadedConversation[] = [];
+  const embedder = measuredEmbedder(options.embedding);
   const reportSoFar = (): EvaluationReport => ({
-    config: describeConfig(options, finished, windowRaises, failures),
+    config: describeConfig(options, finished, { windowRaises, failures, embedder }),
     rows: aggregateRows(scores, options),
     cost: sumCosts(costs, options.strategies),
     reference: aggregateReference(reference),
-    ranking: aggregateRanking(rankings, RANKERS),
+    ranking: aggregateRanking(rankings, rankersFor(embedder !== undefined)),
+    embedding: embedder?.usage() ?? null,
   });
   try {
     for (const [position, item] of loaded.entries()) {
@@ -164,10 +183,11 @@ export async function runEvaluation(options: EvaluationOptions): Promise<Evaluat
           forest: options.forest ?? {},
           directory,
           ...(server ? { places: server } : {}),
+          ...(embedder ? { embedder } : {}),
           onStep: (step) => options.onProgress?.({ ...progress, step }),
         });
         options.onProgress?.({ ...progress, step: 'reference and rankings' });
-        peers = await runReference(item, server ?? sqlitePlaces(directory));
+        peers = await runReference(item, { places: server ?? sqlitePlaces(directory), ...(embedder ? { embedder } : {}) });
       } catch (error) {
         // One conversation's failure costs that conversation, not the run.
         failures.push({ file: item.file, error: error instanceof Error ? error.message : String(error) });
@@ -189,6 +209,13 @@ export async function runEvaluation(options: EvaluationOptions): Promise<Evaluat
     rmSync(directory, { recursive: true, force: true });
   }
   return { report: reportSoFar(), scores };
+}
+
+/** The run's one embedder: every text embedded once, counted, and kept on disk when a folder is named. */
+function measuredEmbedder(embedding: EvaluationEmbedding | undefined): MeasuredEmbedder | undefined {
+  if (!embedding) return undefined;
+  const { embedder, cacheFolder } = embedding;
+  return createMeasuredEmbedder({ embedder, ...(cacheFolder ? { cache: openVectorCache(cacheFolder, embedder.model) } : {}) });
 }
 
 /** Every file loaded and checked before anything runs; all the bad ones named at once. */
@@ -215,17 +242,26 @@ const RANKING_DESCRIPTION: EvaluationConfig['ranking'] = {
     "the turns `retrieval` sends, in its order: ledger.retrieve, bm25 on the question's words (every word first), a reply ranked with the turn it answers",
   recall:
     "the ranking the hybrid's recall starts from: ledger.search over raw turns, bm25 on the question's content words, any word (without the neighbours recall adds)",
+  vectors:
+    "with an embedder: cosine similarity of the question's vector to each turn's (ledger.searchByMeaning over the session's line)",
+  fused:
+    "with an embedder: recall and vectors fused by reciprocal rank fusion (k = 60), as the hybrid's recall fuses bm25 with vectors before adding neighbours",
   sessions:
     'a message id <session>:<turn> names its session (LoCoMo D3:12, LongMemEval <id>:4); sessions rank by their best turn',
   fields:
     'session_any_k: recall_any@k (ANY evidence session among the first k); session_all_k: recall_all@k; session_tokens_k: mean tokens of the first k sessions whole; turn_*: the same over turns',
 };
 
+interface RunFindings {
+  windowRaises: WindowRaise[];
+  failures: ConversationFailure[];
+  embedder: MeasuredEmbedder | undefined;
+}
+
 function describeConfig(
   options: EvaluationOptions,
   loaded: readonly LoadedConversation[],
-  windowRaises: WindowRaise[],
-  failures: ConversationFailure[],
+  { windowRaises, failures, embedder }: RunFindings,
 ): EvaluationConfig {
   const questions = loaded.flatMap(({ conversation }) => {
     const texts = messageTexts(conversation);
@@ -283,6 +319,14 @@ function describeConfig(
       budget_share: "mean of B / the conversation's tokens (config.data[].tokens)",
     },
     ranking: RANKING_DESCRIPTION,
+    embedder:
+      options.embedding && embedder
+        ? {
+            name: options.embedding.name,
+            model: embedder.model,
+            cache: options.embedding.cacheFolder ? vectorCachePath(options.embedding.cacheFolder, embedder.model) : null,
+          }
+        : null,
     failures: [...failures],
     emptyMessages: loaded
       .filter((item) => item.emptyMessageIds.length > 0)
