@@ -39,8 +39,9 @@ interface KindCounts {
   rows: number;
   sampled: number;
   estimate: number;
-  averageLength: number;
-  [count: string]: number;
+  /** Null when the caller already knew it (knownRows matched). */
+  averageLength: number | null;
+  [count: string]: number | null;
 }
 
 /**
@@ -57,12 +58,34 @@ const VECTOR_LENGTH = (vector: string) => {
   );
 };
 
+interface KindStatement {
+  table: string;
+  alias: string;
+  kind: RankedKind;
+  words: readonly string[];
+  /** The row count the average length below was read at (-1: none): the same count skips reading it again. */
+  knownRows: number;
+}
+
+/**
+ * Average lengths already read, per database: reading one costs the length of every sampled row
+ * (20 ms for 500 compaction summaries at a million turns), while a kind that counts the same rows
+ * holds the same rows (turns and events are never deleted; past STATISTICS_ROWS the sample is the
+ * table's first rows, estimated anyway), so each is read once per count.
+ */
+const knownAverages = new WeakMap<PgExecutor, Map<string, { rows: number; averageLength: number }>>();
+
+function averagesOf(db: PgExecutor): Map<string, { rows: number; averageLength: number }> {
+  let averages = knownAverages.get(db);
+  if (!averages) {
+    averages = new Map();
+    knownAverages.set(db, averages);
+  }
+  return averages;
+}
+
 /** One row of counts for one kind, as SQL (its CTEs named by `at`, the kind's place in the statement). */
-function kindCounts(
-  { table, alias, kind, words }: { table: string; alias: string; kind: RankedKind; words: readonly string[] },
-  at: number,
-  parameters: SqlParameters,
-): string {
+function kindCounts({ table, alias, kind, words, knownRows }: KindStatement, at: number, parameters: SqlParameters): string {
   const where = kind.rows(parameters);
   const filter = where.length > 0 ? ` WHERE ${where.join(' AND ')}` : '';
   const [counted, sample] = [`counted${at}`, `sample${at}`];
@@ -88,7 +111,8 @@ function kindCounts(
     `LIMIT (SELECT CASE WHEN rows > ${STATISTICS_ROWS} THEN ${SAMPLE_ROWS} ELSE ${STATISTICS_ROWS} END FROM ${counted})) ` +
     `SELECT ${at} AS at, (SELECT rows FROM ${counted}) AS rows, (SELECT count(*) FROM ${sample})::float8 AS sampled, ` +
     `${estimate} AS estimate, ` +
-    `(SELECT coalesce(avg(${VECTOR_LENGTH('s.v')}), 0) FROM ${sample} s)::float8 AS "averageLength"` +
+    `(SELECT CASE WHEN (SELECT rows FROM ${counted}) = ${parameters.add(knownRows)} THEN NULL ELSE ` +
+    `(SELECT coalesce(avg(${VECTOR_LENGTH('s.v')}), 0) FROM ${sample} s) END)::float8 AS "averageLength"` +
     `${wordColumns.map((column) => `, ${column}`).join('')})`
   );
 }
@@ -103,11 +127,17 @@ export async function wordWeights(
 ): Promise<WordWeight[]> {
   // Every kind in one statement: one round trip per search.
   const parameters = new SqlParameters();
-  const selects = kinds.map((kind, at) => kindCounts({ table, alias, kind, words }, at, parameters));
+  const averages = averagesOf(db);
+  const keyOf = (kind: RankedKind) => `${table}\u0000${kind.kind}`;
+  const selects = kinds.map((kind, at) =>
+    kindCounts({ table, alias, kind, words, knownRows: averages.get(keyOf(kind))?.rows ?? -1 }, at, parameters),
+  );
   const found = await db.query<KindCounts>(selects.join(' UNION ALL '), parameters.values);
   const weights: WordWeight[] = [];
   for (const [at, kind] of kinds.entries()) {
     const counts = found.find((row) => Number(row.at) === at) ?? { at, rows: 0, sampled: 0, estimate: 0, averageLength: 0 };
+    const averageLength = counts.averageLength ?? averages.get(keyOf(kind))?.averageLength ?? 0;
+    if (counts.averageLength !== null) averages.set(keyOf(kind), { rows: counts.rows, averageLength });
     const whole = counts.rows <= STATISTICS_ROWS;
     const rows = whole ? counts.rows : Math.max(counts.rows, counts.estimate);
     words.forEach((word, position) => {
@@ -125,7 +155,7 @@ export async function wordWeights(
         position,
         word,
         idf: bm25Idf(rows, holding),
-        averageLength: counts.averageLength,
+        averageLength,
         holding,
       });
     });
