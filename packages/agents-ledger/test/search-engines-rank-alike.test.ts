@@ -47,6 +47,7 @@ describe.skipIf(server === null)(
     let sqlite: EngineLedger;
     let postgres: EngineLedger;
     const ranked = new Map<string, Ranked[]>();
+    const sessions = new Map<string, string>();
     beforeAll(async () => {
       sqlite = await openEngineLedger('sqlite');
       postgres = await openEngineLedger('postgres', {}, 'rank_alike');
@@ -66,6 +67,7 @@ describe.skipIf(server === null)(
           });
         }
         ranked.set(engine, results);
+        sessions.set(engine, session.id);
       }
     });
     afterAll(async () => {
@@ -81,6 +83,25 @@ describe.skipIf(server === null)(
       onPostgres?.scores.forEach((score, position) => {
         expect(score).toBeCloseTo(onSqlite?.scores[position] ?? Number.NaN, 4);
       });
+    });
+
+    // PostgreSQL keeps each kind's average length per row count (search-statistics.ts): turns
+    // appended after a search change the average, and the next search must weigh by the new one.
+    it('after more turns (longer ones: a new average length), the same scores again', async () => {
+      const long = 'Caroline: the counseling group met at the lake again and we talked for hours about adoption, '.repeat(4);
+      const scoresOf = async ({ ledger, engine }: EngineLedger) => {
+        const sessionId = sessions.get(engine) ?? '';
+        await ledger.appendTurns(sessionId, [
+          { role: 'user', content: long },
+          { role: 'assistant', content: long },
+        ]);
+        const found = await ledger.search('Caroline counseling group', { view: 'raw', sessionId, limit: 50 });
+        return found.hits.map((hit) => hit.score);
+      };
+      const [onSqlite, onPostgres] = [await scoresOf(sqlite), await scoresOf(postgres)];
+      expect(onSqlite.length).toBeGreaterThan(1);
+      expect(onPostgres).toHaveLength(onSqlite.length);
+      onPostgres.forEach((score, position) => expect(score).toBeCloseTo(onSqlite[position] ?? Number.NaN, 4));
     });
   },
 );
