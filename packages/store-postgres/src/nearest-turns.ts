@@ -6,7 +6,7 @@
 // (docs/store.md, "Nearest turns").
 
 import { cosineSimilarity, InvalidInputError } from '@agent-ledger/core';
-import type { SearchStore } from '@agent-ledger/store';
+import { nearestFirst, type SearchStore, vectorFromBytes } from '@agent-ledger/store';
 import type { PgExecutor } from './pg-executor.ts';
 import { SqlParameters } from './sql-parameters.ts';
 import { lineClause } from './turn-search-clauses.ts';
@@ -25,7 +25,8 @@ export async function nearestTurns(db: PgExecutor, query: NearestTurnsQuery): Pr
   let after: string | null = null;
   for (;;) {
     const rows = await scopePage(db, query, after);
-    for (const { vector, ...turn } of rows) best.push({ ...turn, similarity: cosineSimilarity(query.vector, floats(vector)) });
+    for (const { vector, ...turn } of rows)
+      best.push({ ...turn, similarity: cosineSimilarity(query.vector, vectorFromBytes(vector)) });
     best = nearestFirst(best).slice(0, query.limit);
     if (rows.length < SCAN_PAGE) return best;
     after = (rows[rows.length - 1] as { turnId: string }).turnId;
@@ -48,20 +49,4 @@ function scopePage(
       `ORDER BY e.turn_id LIMIT ${SCAN_PAGE}`,
     parameters.values,
   );
-}
-
-/** Nearest first; equal similarities: the deeper turn, then the greater id (the contract's order). */
-function nearestFirst(turns: NearestTurn[]): NearestTurn[] {
-  return turns.sort(
-    (left, right) =>
-      right.similarity - left.similarity ||
-      right.depth - left.depth ||
-      (left.turnId < right.turnId ? 1 : left.turnId > right.turnId ? -1 : 0),
-  );
-}
-
-/** A float32 bytea as a Float32Array (copied when the driver's buffer is not 4-byte aligned). */
-function floats(bytes: Buffer): Float32Array {
-  if (bytes.byteOffset % 4 === 0) return new Float32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 4);
-  return new Float32Array(Uint8Array.from(bytes).buffer);
 }

@@ -6,7 +6,7 @@
 // session segments, and it is a second copy of every vector to keep in step.
 
 import { cosineSimilarity, InvalidInputError } from '@agent-ledger/core';
-import type { SearchStore } from '@agent-ledger/store';
+import { nearestFirst, type SearchStore, vectorFromBytes } from '@agent-ledger/store';
 import { lineClauses } from './search-clauses.ts';
 import type { SqliteConnection } from './sqlite-connection.ts';
 import { vectorMethod } from './vector-extension.ts';
@@ -63,23 +63,8 @@ export function nearestByScan(connection: SqliteConnection, query: NearestTurnsQ
   let best: NearestTurn[] = [];
   for (const row of rows) {
     const { vector, ...turn } = row;
-    best.push({ ...turn, similarity: cosineSimilarity(query.vector, floats(vector)) });
+    best.push({ ...turn, similarity: cosineSimilarity(query.vector, vectorFromBytes(vector)) });
     if (best.length >= SCAN_PAGE + query.limit) best = nearestFirst(best).slice(0, query.limit);
   }
   return nearestFirst(best).slice(0, query.limit);
-}
-
-export function nearestFirst(turns: NearestTurn[]): NearestTurn[] {
-  return turns.sort(
-    (left, right) =>
-      right.similarity - left.similarity ||
-      right.depth - left.depth ||
-      (left.turnId < right.turnId ? 1 : left.turnId > right.turnId ? -1 : 0),
-  );
-}
-
-/** A float32 blob as a Float32Array (copied when the driver's buffer is not 4-byte aligned). */
-function floats(blob: Buffer): Float32Array {
-  if (blob.byteOffset % 4 === 0) return new Float32Array(blob.buffer, blob.byteOffset, blob.byteLength / 4);
-  return new Float32Array(Uint8Array.from(blob).buffer);
 }

@@ -41,6 +41,7 @@ export type {
   ScanPage,
   ToolCallingTurn,
 } from './maintenance-store.ts';
+export { nearestFirst, vectorFromBytes } from './nearest-order.ts';
 export type { OpenLedgerStoreOptions } from './open-ledger-store.ts';
 export { displayLocation, isPostgresLocation, openLedgerStore } from './open-ledger-store.ts';
 export type { SessionRecord, StoredTurn, TurnEventLink, TurnRecord } from './records.ts';
