@@ -21,25 +21,17 @@ const UNIT = "'{1,1,1,1}'::float4[]";
  * index's average length, bound as arrays.
  */
 export function weightsClause(weights: readonly WordWeight[], parameters: SqlParameters): string {
-  const column = (values: unknown[], type: string) => `${parameters.add(values)}::${type}[]`;
+  const columns: Array<[unknown[], string]> = [
+    [weights.map((weight) => weight.kind), 'text'],
+    [weights.map((weight) => weight.position), 'int'],
+    [weights.map((weight) => weight.word), 'text'],
+    [weights.map((weight) => weight.idf), 'float8'],
+    [weights.map((weight) => weight.averageLength), 'float8'],
+  ];
+  const arrays = columns.map(([values, type]) => `${parameters.add(values)}::${type}[]`).join(', ');
   return (
     `weights AS MATERIALIZED (SELECT w.kind, w.position, phraseto_tsquery('${SEARCH_CONFIGURATION}'::regconfig, w.word) AS q, w.idf, w.average ` +
-    `FROM unnest(${column(
-      weights.map((weight) => weight.kind),
-      'text',
-    )}, ${column(
-      weights.map((weight) => weight.position),
-      'int',
-    )}, ${column(
-      weights.map((weight) => weight.word),
-      'text',
-    )}, ${column(
-      weights.map((weight) => weight.idf),
-      'float8',
-    )}, ${column(
-      weights.map((weight) => weight.averageLength),
-      'float8',
-    )}) AS w (kind, position, word, idf, average))`
+    `FROM unnest(${arrays}) AS w (kind, position, word, idf, average))`
   );
 }
 
