@@ -1,4 +1,8 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { hostname } from 'node:os';
 import { HeadConflictError } from '@agent-ledger/core';
+import { newLeaseHolder, takeLease } from '@agent-ledger/store';
 import {
   createExtractiveSummarizer,
   type SummarizeInput,
@@ -207,6 +211,42 @@ describe('two ledgers on one file', () => {
     expect(Date.now() - started).toBeGreaterThanOrEqual(500);
     expect((await a.getSession(session.id)).headTurnId).toBe(compaction.id);
     expect(await a.doctor()).toEqual([]);
+  });
+});
+
+describe('a compactor killed on this machine', () => {
+  it('leaves a lease the next compaction takes over at once, while a live holder is waited for', async () => {
+    temp = openTempLedger();
+    const a = temp.ledger;
+    const session = await newSession(a);
+    await appendConversation(a, session.id, 30, 40);
+    const name = `compact:${session.id}`;
+    // A real process that held the lease and was killed: its pid is gone, its lease has ten minutes
+    // left. Without the takeover this compaction waits those ten minutes (and the test times out).
+    const dead = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)']);
+    await once(dead, 'spawn');
+    dead.kill('SIGKILL');
+    await once(dead, 'exit');
+    const deadHolder = `${hostname()}/${dead.pid}/killed-mid-compaction`;
+    const minutes = { now: Date.now(), expiresAt: Date.now() + 600_000 };
+    expect(await storeOf(a).acquireLease({ name, holder: deadHolder, ...minutes })).toBe(true);
+    const compaction = await a.compact(session.id);
+    expect((await a.getSession(session.id)).headTurnId).toBe(compaction.id);
+    expect(await storeOf(a).leaseHolder(name)).toBeNull();
+
+    // A holder whose process is alive (or on another machine) is not taken over.
+    const alive = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)']);
+    await once(alive, 'spawn');
+    try {
+      for (const holder of [`${hostname()}/${alive.pid}/working`, `another-host/${dead.pid}/working`]) {
+        expect(await storeOf(a).acquireLease({ name, holder, ...minutes })).toBe(true);
+        expect(await takeLease(storeOf(a), { name, holder: newLeaseHolder(), ...minutes })).toBe(false);
+        expect(await storeOf(a).leaseHolder(name)).toBe(holder);
+        await storeOf(a).releaseLease({ name, holder });
+      }
+    } finally {
+      alive.kill('SIGKILL');
+    }
   });
 });
 

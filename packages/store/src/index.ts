@@ -29,6 +29,7 @@ export type {
   TopicDropRow,
 } from './forest-store.ts';
 export type { ImportStore, TranscriptLineRecord, TranscriptPosition, TranscriptSourceRecord } from './import-store.ts';
+export { isLeaseHolderGone, newLeaseHolder, takeLease } from './lease-holder.ts';
 export type { LeaseRequest, LeaseStore } from './lease-store.ts';
 export type { LedgerStore, StoreOperations } from './ledger-store.ts';
 export { CLOSED, STORE_OPERATION_NAMES } from './ledger-store.ts';

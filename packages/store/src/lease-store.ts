@@ -12,6 +12,11 @@ export interface LeaseRequest {
   now: number;
   /** Until when the lease is held if taken, epoch milliseconds. */
   expiresAt: number;
+  /**
+   * Also take it, expired or not, while this holder still holds it: a holder whose process is known
+   * to be gone (lease-holder.ts). A compare-and-set: of two askers replacing one holder, one gets it.
+   */
+  replacing?: string;
 }
 
 export interface LeaseStore {
@@ -20,6 +25,8 @@ export interface LeaseStore {
    * its expiry moves); true when `holder` holds it afterwards. Atomic: of two askers, one gets it.
    */
   acquireLease(request: LeaseRequest): Promise<boolean>;
+  /** Who holds the lease, expired or not; null when nobody does. */
+  leaseHolder(name: string): Promise<string | null>;
   /** Gives the lease up when `holder` holds it; does nothing otherwise (it expired and was taken). */
   releaseLease(lease: { name: string; holder: string }): Promise<void>;
 }

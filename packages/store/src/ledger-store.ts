@@ -106,6 +106,7 @@ export const STORE_OPERATION_NAMES = [
   'getTranscriptPosition',
   'putTranscriptPosition',
   'acquireLease',
+  'leaseHolder',
   'releaseLease',
   'checkStorageIntegrity',
   'checkTurnSearchIndex',

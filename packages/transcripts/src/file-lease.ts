@@ -1,10 +1,10 @@
 // One import of a transcript file at a time, across processes: Claude Code runs matching hooks in
 // parallel, and a Stop hook's import can overlap the next prompt's catch-up. Each import of a file
 // holds the store's lease `import:<path>` while it runs (renewed as it goes, released at the end;
-// a crashed holder's lease expires), so concurrent imports of one file are one import after another,
+// a crashed holder's lease expires, or is taken over at once when its process on this machine is gone), so concurrent imports of one file are one import after another,
 // and the later one finds the earlier one's lines recorded.
 
-import { randomUUID } from 'node:crypto';
+import { newLeaseHolder, takeLease } from '@agent-ledger/store';
 import type { ImportRecords } from './import-store.ts';
 
 /** How long a lease holds without renewal: a crashed importer blocks the file no longer than this. */
@@ -31,8 +31,8 @@ export async function withFileLease<T>(
 ): Promise<T> {
   const now = options.now ?? Date.now;
   const name = `import:${path}`;
-  const holder = randomUUID();
-  const take = () => records.acquireLease({ name, holder, now: now(), expiresAt: now() + LEASE_MS });
+  const holder = newLeaseHolder();
+  const take = () => takeLease(records, { name, holder, now: now(), expiresAt: now() + LEASE_MS });
   const deadline = now() + options.waitMs;
   while (!(await take())) {
     if (now() >= deadline) throw new FileBusyError(path, options.waitMs);

@@ -30,6 +30,7 @@ export interface ImportRecords {
   setPosition(position: TranscriptPosition): Promise<void>;
   /** One import of a file at a time, across processes (file-lease.ts). */
   acquireLease(request: LeaseRequest): Promise<boolean>;
+  leaseHolder(name: string): Promise<string | null>;
   releaseLease(lease: { name: string; holder: string }): Promise<void>;
 }
 
@@ -88,6 +89,7 @@ export function importRecords(ledger: AgentsLedger): ImportRecords {
     position: (path) => store.getTranscriptPosition(path),
     setPosition: (position) => store.putTranscriptPosition(position),
     acquireLease: (request) => store.acquireLease(request),
+    leaseHolder: (name) => store.leaseHolder(name),
     releaseLease: (lease) => store.releaseLease(lease),
   };
 }

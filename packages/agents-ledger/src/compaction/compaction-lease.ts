@@ -1,6 +1,7 @@
 // One compactor per session, across processes and machines sharing one ledger: a compaction holds the
 // store's lease `compact:<sessionId>` while it summarizes and writes (renewed as it goes, released at
-// the end; a crashed holder's lease expires). Another process that wants to compact the same session
+// the end; a crashed holder's lease expires, or is taken over at once when its process on this
+// machine is gone: @agent-ledger/store's takeLease). Another process that wants to compact the same session
 // meanwhile waits, and takes the holder's compaction as its own once it lands instead of calling its
 // summarizer again: the compare-and-set on the head would have let only one of the two land anyway,
 // and the other's model call was money spent for nothing.
@@ -8,8 +9,7 @@
 // Leases run on the wall clock (Date.now), not the ledger's `now`: they coordinate processes, whose
 // injected clocks need not agree.
 
-import { randomUUID } from 'node:crypto';
-import type { StoreOperations } from '@agent-ledger/store';
+import { newLeaseHolder, type StoreOperations, takeLease } from '@agent-ledger/store';
 
 /** How long a lease holds without renewal (a crashed compactor blocks the session no longer than this). */
 export const DEFAULT_COMPACTION_LEASE_MS = 60_000;
@@ -27,15 +27,15 @@ export interface CompactionLeaseOptions<Landed> {
  * holder's compaction is there. Waits as long as another holder renews its lease.
  */
 export async function withCompactionLease<T, Landed>(
-  store: Pick<StoreOperations, 'acquireLease' | 'releaseLease'>,
+  store: Pick<StoreOperations, 'acquireLease' | 'leaseHolder' | 'releaseLease'>,
   sessionId: string,
   options: CompactionLeaseOptions<Landed>,
   work: () => Promise<T>,
 ): Promise<{ ran: true; value: T } | { ran: false; landed: Landed }> {
   const leaseMs = options.leaseMs ?? DEFAULT_COMPACTION_LEASE_MS;
   const name = `compact:${sessionId}`;
-  const holder = randomUUID();
-  const take = () => store.acquireLease({ name, holder, now: Date.now(), expiresAt: Date.now() + leaseMs });
+  const holder = newLeaseHolder();
+  const take = () => takeLease(store, { name, holder, now: Date.now(), expiresAt: Date.now() + leaseMs });
   while (!(await take())) {
     const landed = await options.landed();
     if (landed !== null) return { ran: false, landed };

@@ -16,6 +16,7 @@ export type TranscriptImports = Pick<
   | 'getTranscriptPosition'
   | 'putTranscriptPosition'
   | 'acquireLease'
+  | 'leaseHolder'
   | 'releaseLease'
 >;
 
@@ -29,6 +30,7 @@ export function transcriptImports(store: StoreOperations): TranscriptImports {
     getTranscriptPosition: (path) => store.getTranscriptPosition(path),
     putTranscriptPosition: (position) => store.putTranscriptPosition(position),
     acquireLease: (request) => store.acquireLease(request),
+    leaseHolder: (name) => store.leaseHolder(name),
     releaseLease: (lease) => store.releaseLease(lease),
   };
 }

@@ -36,6 +36,22 @@ export function leaseContract(subject: StoreUnderTest): void {
       expect(await store.acquireLease({ ...lease, holder: 'two' })).toBe(true);
     });
 
+    it('names its holder, expired or not, and is taken over from a named holder by compare-and-set', async () => {
+      const store = await open();
+      const lease = { name: 'compact:s2', now: 1_000, expiresAt: 60_000 };
+      expect(await store.leaseHolder('compact:s2')).toBeNull();
+      expect(await store.acquireLease({ ...lease, holder: 'dead' })).toBe(true);
+      expect(await store.leaseHolder('compact:s2')).toBe('dead');
+      // Replacing someone who no longer holds it takes nothing.
+      expect(await store.acquireLease({ ...lease, holder: 'two', replacing: 'someone-else' })).toBe(false);
+      // Of two askers replacing the same holder, the first takes it and the second is refused.
+      expect(await store.acquireLease({ ...lease, holder: 'two', replacing: 'dead' })).toBe(true);
+      expect(await store.acquireLease({ ...lease, holder: 'three', replacing: 'dead' })).toBe(false);
+      expect(await store.leaseHolder('compact:s2')).toBe('two');
+      await store.releaseLease({ name: 'compact:s2', holder: 'two' });
+      expect(await store.leaseHolder('compact:s2')).toBeNull();
+    });
+
     it('goes to exactly one of many askers at once', async () => {
       const store = await open();
       const holders = Array.from({ length: 12 }, (_, index) => `holder-${index}`);
