@@ -4,7 +4,7 @@
 // embeddings package is imported only when a URL or a model is set: unset, a command loads nothing
 // more and calls no endpoint. Building the embedder is @agent-ledger/embeddings' job.
 
-import { type Embedder, InvalidInputError, LedgerError } from '@agent-ledger/core';
+import { InvalidInputError } from '@agent-ledger/core';
 import type { OpenAICompatibleEmbedder } from '@agent-ledger/embeddings';
 import { UsageError } from './arguments.ts';
 
@@ -68,34 +68,6 @@ export async function requiredEmbedder(
     if (!InvalidInputError.isInstance(error)) throw error;
     throw new UsageError(inCommandTerms(error.message, flags));
   }
-}
-
-/** An embedder that embeds the query only, and says whether the ledger asked for more. */
-export interface QueryOnlyEmbedder extends Embedder {
-  /** True once the ledger asked to embed turns of the line (they have no stored vector yet). */
-  readonly missedTurns: boolean;
-}
-
-/**
- * For a command that opens the ledger read-only (`nexus context`): the ledger embeds the line's
- * turns that have no vector before it ranks, and would store them, which a read-only ledger refuses
- * (the context then falls back to bm25 alone). Refusing those texts up front spares the endpoint that
- * work; the refusal is an embedder failure, which the ledger answers with bm25, and is remembered so
- * the command can say to run `nexus embed`.
- */
-export function queryOnlyEmbedder(embedder: Embedder, query: string): QueryOnlyEmbedder {
-  let missedTurns = false;
-  return {
-    model: embedder.model,
-    get missedTurns() {
-      return missedTurns;
-    },
-    embed: async (texts) => {
-      if (texts.length === 1 && texts[0] === query) return embedder.embed(texts);
-      missedTurns = true;
-      throw new LedgerError('EMBEDDER_FAILED', 'A read-only command does not embed turns: `nexus embed` stores their vectors.');
-    },
-  };
 }
 
 /** The embedder's field names as the flag or the variable that set each. */

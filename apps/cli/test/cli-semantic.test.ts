@@ -102,7 +102,7 @@ describe('nexus context --retrieve', () => {
     expect(run.stdout).toContain(
       'turns of this line have no vector of openai-compatible:concepts yet, so this context ranked by bm25 alone: `nexus embed`',
     );
-    // The ledger asks for the line's turns first; refused, it ranks by bm25 and never needs the query's vector.
+    // No vector of the model is stored: the ledger sends nothing, not even the query, and ranks by bm25.
     expect(embeddedTexts()).toEqual([]);
   });
 

@@ -88,6 +88,21 @@ export interface BuiltContext {
   omittedTopicIds: string[];
   /** Turns retrieved by the query into `system` (hybrid context), in conversation order. */
   retrievedTurnIds: string[];
+  /**
+   * Only on a ledger that cannot store vectors (opened read-only) while turns of the line have none
+   * for the Embedder's model: how many only bm25 ranked. `embedMissing` (`nexus embed`) stores them.
+   */
+  missingVectors?: MissingVectors;
+}
+
+/** Turns of the line the ranking by meaning could not see (context/semantic-query.ts). */
+export interface MissingVectors {
+  /** The Embedder's model, whose vectors they lack. */
+  model: string;
+  /** Normal turns of the line with no vector of `model`: only bm25 ranked them. */
+  turns: number;
+  /** False when no vector of `model` is stored at all: bm25 ranked every turn, and the query was not embedded. */
+  rankedByMeaning: boolean;
 }
 
 export async function buildContext(

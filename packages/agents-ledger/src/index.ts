@@ -1,7 +1,7 @@
 export type { AgentsLedger, AgentsLedgerOptions, OpenAgentsLedgerOptions } from './agents-ledger.ts';
 export { createAgentsLedger, openAgentsLedger } from './agents-ledger.ts';
 export type { AppendTurnInput } from './append-turn.ts';
-export type { BuildContextOptions, BuiltContext, RetrievalPolicy } from './build-context.ts';
+export type { BuildContextOptions, BuiltContext, MissingVectors, RetrievalPolicy } from './build-context.ts';
 export type { CalibrationReport } from './calibrate-session.ts';
 export { CALIBRATION_MARGIN, calibratedSettings, providerPromptLimit, unusableWindow } from './calibrate-session.ts';
 export type { CompactOptions, ContextUsage } from './compact.ts';
@@ -19,8 +19,8 @@ export { importConversation } from './import/import-conversation.ts';
 export { importableContent } from './import/message-content.ts';
 export type { TranscriptImports } from './import/transcript-imports.ts';
 export type { RecordCompactionInput } from './record-compaction.ts';
-export type { EmbedMissingOptions, EmbedMissingResult, EmbedProgress } from './retrieval/embed-missing.ts';
 export type { EmbeddingFailure } from './retrieval/append-embeddings.ts';
+export type { EmbedMissingOptions, EmbedMissingResult, EmbedProgress } from './retrieval/embed-missing.ts';
 export type { RecallTuning } from './retrieval/recall-turns.ts';
 export { DEFAULT_RECALL_TUNING } from './retrieval/recall-turns.ts';
 export { RECALL_HEADER } from './retrieval/render-recalled.ts';

@@ -204,6 +204,8 @@ export async function getContext(
     includedTurnIds: built.includedTurnIds,
     retrievedTurnIds: built.retrievedTurnIds,
     topics: built.topics.map((topic) => topic.id),
+    // A read-only ledger (`nexus mcp`) ranks by the vectors stored; this says how many turns had none.
+    ...(built.missingVectors ? { missingVectors: built.missingVectors } : {}),
   };
 }
 

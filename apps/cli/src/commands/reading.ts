@@ -1,15 +1,12 @@
 // `nexus context`, `nexus history`, `nexus tree`: read-only views. `nexus context --retrieve` ranks by
-// stored vectors too when NEXUS_EMBEDDINGS_* name a model (embedder-settings.ts).
+// stored vectors too when NEXUS_EMBEDDINGS_* name a model (embedder-settings.ts); the ledger, opened
+// read-only, sends the query alone and says which turns had no vector (context/semantic-query.ts).
 
-import type { SessionTree } from '@agent-ledger/agents-ledger';
+import type { MissingVectors, SessionTree } from '@agent-ledger/agents-ledger';
+import type { Embedder } from '@agent-ledger/core';
 import { integerOption, stringOption } from '../arguments.ts';
 import { ALREADY_WRITTEN, type Command } from '../command.ts';
-import {
-  configuredEmbedder,
-  EMBEDDINGS_ENVIRONMENT_HELP,
-  type QueryOnlyEmbedder,
-  queryOnlyEmbedder,
-} from '../embedder-settings.ts';
+import { configuredEmbedder, EMBEDDINGS_ENVIRONMENT_HELP } from '../embedder-settings.ts';
 import { contextText, turnLine } from '../render.ts';
 import { TURN_OR_SESSION, turnIdOrHead } from '../turn-or-head.ts';
 
@@ -41,7 +38,8 @@ export const context: Command = {
   details:
     'JSON output is { system, messages, tokens, ... }: system and messages are ready for the Messages API. ' +
     `${EMBEDDINGS_ENVIRONMENT_HELP} This command reads only: with --retrieve it ranks by the vectors \`nexus embed\` ` +
-    'stored, and while a turn of the line has none it says so and ranks by bm25 alone.',
+    '(or embedding at append) stored and sends the endpoint the query alone; turns of the line without a vector are ' +
+    'ranked by bm25 only, and it says how many.',
   async run({ positionals, options, io, openLedger, env }) {
     const budgetTokens = integerOption(options.budget, 'budget'); // a usage mistake first, before the database
     const query = stringOption(options.query);
@@ -56,12 +54,7 @@ export const context: Command = {
       retrieval: options.retrieve === true,
     });
     io.print(contextText(built));
-    if (embedder?.missedTurns) {
-      io.print(
-        `turns of this line have no vector of ${embedder.model} yet, so this context ranked by bm25 alone: ` +
-          '`nexus embed` (with the same settings) stores them',
-      );
-    }
+    if (built.missingVectors) io.print(missingVectorsHint(built.missingVectors));
     return built;
   },
 };
@@ -70,10 +63,17 @@ export const context: Command = {
 async function contextEmbedder(
   env: Readonly<Record<string, string | undefined>>,
   retrievedFor: string | undefined,
-): Promise<QueryOnlyEmbedder | undefined> {
+): Promise<Embedder | undefined> {
   if (retrievedFor === undefined || retrievedFor.trim() === '') return undefined;
-  const embedder = await configuredEmbedder(env);
-  return embedder ? queryOnlyEmbedder(embedder, retrievedFor) : undefined;
+  return configuredEmbedder(env);
+}
+
+function missingVectorsHint({ model, turns, rankedByMeaning }: MissingVectors): string {
+  const embed = (them: string) => `\`nexus embed\` (with the same settings) stores ${them}`;
+  if (!rankedByMeaning)
+    return `turns of this line have no vector of ${model} yet, so this context ranked by bm25 alone: ${embed('them')}`;
+  if (turns === 1) return `1 turn of this line has no vector of ${model} yet, so only bm25 ranked it: ${embed('it')}`;
+  return `${turns} turns of this line have no vector of ${model} yet, so only bm25 ranked them: ${embed('them')}`;
 }
 
 export const history: Command = {

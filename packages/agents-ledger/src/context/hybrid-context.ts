@@ -38,6 +38,19 @@ export async function buildHybridContext(
   options: BuildContextOptions,
   semantic?: SemanticQuery,
 ): Promise<BuiltContext> {
+  const ranking = semantic?.queryVector ? { model: semantic.model, queryVector: semantic.queryVector } : undefined;
+  const built = await buildRankedContext(ledger, turnId, options, ranking);
+  if (!semantic || semantic.unembeddedTurns === 0) return built;
+  const missingVectors = { model: semantic.model, turns: semantic.unembeddedTurns, rankedByMeaning: ranking !== undefined };
+  return { ...built, missingVectors };
+}
+
+async function buildRankedContext(
+  ledger: LedgerContext,
+  turnId: string,
+  options: BuildContextOptions,
+  semantic: { model: string; queryVector: readonly number[] } | undefined,
+): Promise<BuiltContext> {
   const query = options.query?.trim() ?? '';
   const { policy, share, minRelevance } = checkedPolicy(options, query);
   validateContextOptions(options);
