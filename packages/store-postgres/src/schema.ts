@@ -118,7 +118,9 @@ export const agentTurns = pgTable(
   },
   (table) => [
     uniqueIndex('idx_turns_session_depth').on(table.sessionId, table.depth),
-    index('idx_turns_previous_compaction').on(table.previousCompactionId),
+    // Partial: only compactions fold in a previous one; a NULL entry per normal turn was one more
+    // index page written per append (as on SQLite).
+    index('idx_turns_previous_compaction').on(table.previousCompactionId).where(sql`${table.previousCompactionId} IS NOT NULL`),
     index('idx_turns_compaction').on(table.sessionId, table.summarizedThroughDepth).where(sql`${table.turnType} = 'compaction'`),
     index('idx_turns_search').using('gin', table.searchVector),
     /** A search's newest matches are read backwards along it when a word is common (@agent-ledger/store search-bounds.ts). */

@@ -50,6 +50,36 @@ describe.skipIf(!server)('PostgreSQL migrations', () => {
     }
   });
 
+  it('0007: an older ledger gets the partial index on previous_compaction_id, and lookups use it', async () => {
+    const url = await freshPostgresDatabase(server as string, 'partialindex');
+    const store = openPostgresStore(url);
+    await store.insertSession(sessionRecord('s'));
+    await store.close();
+    const definition = (client: pg.Client) =>
+      client
+        .query<{ indexdef: string }>("SELECT indexdef FROM pg_indexes WHERE indexname = 'idx_turns_previous_compaction'")
+        .then(({ rows }) => rows[0]?.indexdef ?? '');
+    // As 0006 left it: every turn in the index, 0007 not recorded.
+    await withClient(url, async (client) => {
+      await client.query(
+        'DROP INDEX idx_turns_previous_compaction; CREATE INDEX idx_turns_previous_compaction ON agent_turns (previous_compaction_id); ' +
+          "DELETE FROM nexus_migrations WHERE tag = '0007_previous_compaction_index_partial'",
+      );
+      expect(await definition(client)).not.toMatch(/WHERE/);
+    });
+    const reopened = openPostgresStore(url);
+    expect(await reopened.compactionsFolding('none')).toEqual([]);
+    await reopened.close();
+    await withClient(url, async (client) => {
+      expect(await definition(client)).toMatch(/WHERE \(previous_compaction_id IS NOT NULL\)/);
+      await client.query('SET enable_seqscan = off');
+      const plan = await client.query<{ 'QUERY PLAN': string }>(
+        "EXPLAIN SELECT id FROM agent_turns WHERE previous_compaction_id = 'x'",
+      );
+      expect(plan.rows.map((row) => row['QUERY PLAN']).join('\n')).toContain('idx_turns_previous_compaction');
+    });
+  });
+
   it('refuses a database without the ledger where one must exist, and writes nothing into it', async () => {
     const url = await freshPostgresDatabase(server as string, 'notledger');
     await withClient(url, (client) => client.query('CREATE TABLE other_things (id int)'));
