@@ -39,6 +39,7 @@ import type { EmbeddingFailure } from './retrieval/append-embeddings.ts';
 import { appendOperations } from './retrieval/appends-with-vectors.ts';
 import type { EmbedMissingOptions, EmbedMissingResult } from './retrieval/embed-missing.ts';
 import { embeddingOperations } from './retrieval/embedding-operations.ts';
+import { type RecallRanking, type RecallRankingOptions, recallRanking } from './retrieval/recall-ranking.ts';
 import { type Retrieval, type RetrieveOptions, retrieveTurns } from './retrieval/retrieve-turns.ts';
 import type { MeaningSearchOptions, MeaningSearchResult } from './retrieval/search-by-meaning.ts';
 import { canonicalCompaction } from './search/canon.ts';
@@ -159,6 +160,12 @@ export interface AgentsLedger {
    */
   retrieve(atTurnId: string, options: RetrieveOptions): Promise<Retrieval>;
   /**
+   * The turns on the line up to `atTurnId` that the hybrid context's recall would bring for a query,
+   * best first with their values, before any budget (searches, speakers, dates, stored vectors with
+   * an Embedder, neighbours): what the ledger remembers about it (docs/context.md#recall).
+   */
+  recall(atTurnId: string, options: RecallRankingOptions): Promise<RecallRanking>;
+  /**
    * Embeds and stores, with the ledger's Embedder, every normal turn that has no vector for it yet
    * (of every session, or of one session's line), a batch per write: a run that stops keeps what it
    * stored. Contexts then need no embedding call for those turns (docs/context.md#embeddings).
@@ -265,6 +272,7 @@ export function createAgentsLedger(options: AgentsLedgerOptions): AgentsLedger {
     verifyCheckpoint: (sessions) => checkTurnsAgainstCheckpoint(ledger.store, sessions),
     checkStorage: async () => ({ engine: options.store.engine, problem: await options.store.checkStorageIntegrity() }),
     retrieve: async (atTurnId, retrieveOptions) => retrieveTurns(ledger, atTurnId, retrieveOptions),
+    recall: (atTurnId, recallOptions) => appends.settled().then(() => recallRanking(ledger, atTurnId, recallOptions)),
     ...embeddingOperations(ledger),
     topics: async (sessionId) => listTopics(ledger, sessionId),
     findTopic: async (turnId, topicOptions) => findTopic(ledger, turnId, topicOptions?.sessionId),

@@ -21,6 +21,7 @@ export type { TranscriptImports } from './import/transcript-imports.ts';
 export type { RecordCompactionInput } from './record-compaction.ts';
 export type { EmbeddingFailure } from './retrieval/append-embeddings.ts';
 export type { EmbedMissingOptions, EmbedMissingResult, EmbedProgress } from './retrieval/embed-missing.ts';
+export type { RecalledCandidate, RecallRanking, RecallRankingOptions } from './retrieval/recall-ranking.ts';
 export type { RecallTuning } from './retrieval/recall-turns.ts';
 export { DEFAULT_RECALL_TUNING } from './retrieval/recall-turns.ts';
 export { RECALL_HEADER } from './retrieval/render-recalled.ts';
