@@ -125,12 +125,12 @@ Method:
     and, once per question, where the rankings of the turns up to it put the evidence (LongMemEval's
     recall_any@k: ANY evidence session or turn among the first k; recall_all@k: every one):
       retrieval  the order \`retrieval\` sends turns in (ledger.retrieve: bm25, every word first)
-      recall     bm25 on the question's content words, any word: what the hybrid's recall ranks
-                 before adding neighbours (its full ranking is not public)
+      recall     the hybrid's recall ranking before its budget (ledger.recall, bm25 alone):
+                 content words, any word, speakers and dates, the turns beside each match
       vectors    with --embedder: cosine similarity of the question's vector to each turn's
                  (ledger.searchByMeaning over the session's line)
-      fused      with --embedder: recall and vectors fused by reciprocal rank fusion (k = 60), as
-                 the hybrid's recall fuses them
+      fused      with --embedder: ledger.recall with the stored vectors fused in (reciprocal rank
+                 fusion, k = 60), as the hybrid context ranks with an embedder
     Sessions (k = 5, 10) rank by their best turn; a message id <session>:<turn> names its session
     (LoCoMo D3:12, LongMemEval <id>:4), and a file whose ids lack one has no session recall. Turns:
     k = 5, 10, 20. tokens@k is what the first k sessions or turns, whole, would take.

@@ -10,7 +10,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Embedder } from '../../packages/core/src/index.ts';
 import { ALL_CATEGORIES } from './aggregate.ts';
 import { createMeasuredEmbedder } from './measured-embedder.ts';
-import { fuseRankings } from './rank-fusion.ts';
 import type { RankedQuestion } from './reference-run.ts';
 import { renderReport } from './report.ts';
 import { type EvaluationResult, runEvaluation } from './run-evaluation.ts';
@@ -164,16 +163,5 @@ describe('the measured embedder', () => {
     const measured = createMeasuredEmbedder({ embedder: { model: 'test:short', embed: async () => [[1, 0]] } });
     await expect(measured.embed(['one', 'two'])).rejects.toThrow('returned 1 vectors for 2 texts');
     expect(measured.usage()).toMatchObject({ failures: 1, embedded: 0 });
-  });
-});
-
-describe('fuseRankings', () => {
-  it('fuses as the hybrid does: a turn high in both lists first, one list only by its rank', () => {
-    expect(
-      fuseRankings([
-        ['a', 'b', 'c'],
-        ['c', 'd', 'a'],
-      ]),
-    ).toEqual(['a', 'c', 'b', 'd']);
   });
 });

@@ -7,9 +7,10 @@ import type { RankingRow } from './aggregate-peers.ts';
 import { formatMarkdownTable, formatPercent, formatTokens } from './markdown-table.ts';
 
 const RANKER_NOTE =
-  'retrieval: the order `retrieval` sends turns in (bm25 on the question, every word first); recall: the bm25 ranking ' +
-  "hybrid's recall starts from (content words, any word, before neighbours); with an embedder, vectors: cosine " +
-  "similarity to the question's vector, and fused: recall and vectors by reciprocal rank fusion, as the hybrid fuses them. " +
+  'retrieval: the order `retrieval` sends turns in (bm25 on the question, every word first); recall: the hybrid ' +
+  "context's recall ranking before its budget (ledger.recall, bm25 alone: content words, any word, speakers, dates, " +
+  "neighbours); with an embedder, vectors: cosine similarity to the question's vector, and fused: ledger.recall with " +
+  'the stored vectors fused in, as the hybrid context ranks. ' +
   'Sessions rank by their best turn; ' +
   'tokens@k: mean tokens of the first k sessions (or turns) whole.';
 
