@@ -234,13 +234,7 @@ export function createAgentsLedger(options: AgentsLedgerOptions): AgentsLedger {
     listSessions: async (listOptions) => listSessions(ledger, listOptions),
     ...appends.operations,
     getTurn: async (turnId) => (await turnsWithEventLinks(ledger.store, [await requireTurnRow(ledger.store, turnId)]))[0] as Turn,
-    getTurns: async (turnIds) => {
-      const rows = await ledger.store.getTurns(turnIds);
-      return turnsWithEventLinks(
-        ledger.store,
-        turnIds.flatMap((id) => rows.get(id) ?? []),
-      );
-    },
+    getTurns: async (turnIds) => turnsInOrder(ledger, turnIds),
     turnsCiting: async (eventId) => {
       if (typeof eventId !== 'string') throw new EventNotFoundError(String(eventId));
       await requireEvents(ledger.store, [eventId]);
@@ -284,6 +278,15 @@ export function createAgentsLedger(options: AgentsLedgerOptions): AgentsLedger {
   };
   registerStore(agents, options.store);
   return agents;
+}
+
+/** The turns of `turnIds` that exist, in that order, with the events each cites. */
+async function turnsInOrder(ledger: LedgerContext, turnIds: readonly string[]): Promise<Turn[]> {
+  const rows = await ledger.store.getTurns(turnIds);
+  return turnsWithEventLinks(
+    ledger.store,
+    turnIds.flatMap((id) => rows.get(id) ?? []),
+  );
 }
 
 /**
