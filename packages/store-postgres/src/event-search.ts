@@ -7,10 +7,11 @@ import { EVENT_COLUMNS } from './event-queries.ts';
 import type { PgExecutor } from './pg-executor.ts';
 import { SEARCH_CONFIGURATION } from './schema.ts';
 import { afterClause, decodeCursor, encodeCursor, type KeysetPosition } from './search-cursor.ts';
-import { plannedRows, planSearch, type SearchPlan, type SearchSource } from './search-plan.ts';
+import { plannedRows, planSearch, type SearchPlan } from './search-plan.ts';
 import { bm25Score, RANK, weightsClause } from './search-ranking.ts';
 import { HEADLINE_OPTIONS, HEADLINE_TEXT, snippetOf } from './search-snippets.ts';
-import { planWeights, type WordWeight } from './search-statistics.ts';
+import type { SearchSource } from './search-source.ts';
+import type { WordWeight } from './search-statistics.ts';
 import { SqlParameters } from './sql-parameters.ts';
 
 type EventRow = EventSearchHit['event'] & { score: number; headline: string | null };
@@ -76,7 +77,7 @@ export async function searchEvents(db: PgExecutor, query: EventSearchQuery): Pro
   const source = eventSource(query.filters ?? {});
   const plan = await planSearch(db, query.match, source);
   if (plan === undefined) return { hits: [], nextCursor: null };
-  const weights = await planWeights(db, plan, source);
+  const weights = plan.weights;
   const rows = await rankedEventPage(db, { plan, source, weights, after, take: query.limit + 1 });
   const page = rows.slice(0, query.limit);
   const hits: EventSearchHit[] = page.map(({ score, headline, ...event }) => ({

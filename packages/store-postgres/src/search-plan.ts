@@ -4,9 +4,10 @@
 // searches share it; every page of one search decides the same while the rows are unchanged.
 
 import type { SearchMatch } from '@agent-ledger/store';
-import { COMMON_WORD_ROWS, RANKED_ROWS } from '@agent-ledger/store';
+import { RANKED_ROWS } from '@agent-ledger/store';
 import type { PgExecutor } from './pg-executor.ts';
-import { SEARCH_CONFIGURATION } from './schema.ts';
+import type { SearchSource } from './search-source.ts';
+import { leastCommonOnly, type WordWeight, wordStatistics } from './search-statistics.ts';
 import {
   anyWordExpression,
   everyWordExpression,
@@ -16,59 +17,13 @@ import {
 } from './search-tsquery.ts';
 import { SqlParameters } from './sql-parameters.ts';
 
-/** The rows of one index: a turn type (SQLite's turns_fts, compactions_fts), or every event. */
-export interface RankedKind {
-  /** The turn type (`normal`, `compaction`), or '' for events. */
-  kind: string;
-  /** SQL true for the index's rows among the table's (alias as the search's), binding its values. */
-  rows: (parameters: SqlParameters) => string[];
-}
-
-/** Where a search looks: a table and its alias, its newest-first column, and its conditions. */
-export interface SearchSource {
-  table: 'agent_turns' | 'events';
-  alias: 't' | 'e';
-  /** The column "newest" is read by, backwards along its index: timestamp or received_at. */
-  age: string;
-  /** The search's filters over the alias, binding their values. */
-  filters: (parameters: SqlParameters) => string[];
-  /** The rows a word's frequency is counted over (the turn type searched): no other filter. */
-  population: (parameters: SqlParameters) => string[];
-  /** The indexes bm25 weighs words in, as SQLite keeps them (turns and summaries apart; events). */
-  kinds: readonly RankedKind[];
-}
-
 /** The expression a search ranks, which rows it ranks, and how its words weigh. */
 export interface SearchPlan {
   expression: SearchExpression;
   /** The ctids of the RANKED_ROWS newest matches when more rows match (null: every match ranks). */
   newest: string[] | null;
-}
-
-/**
- * The words more than COMMON_WORD_ROWS rows hold, counted in one statement, each count stopping one
- * row past the bound (a common word's count reads that many of its rows; a rare one is read from the
- * index), and the words with no lexeme (nothing but punctuation: they match nothing and weigh nothing
- * here, so they never rank). A single word is never counted: it ranks alone whatever its frequency.
- */
-async function commonWords(db: PgExecutor, words: readonly string[], source: SearchSource): Promise<Set<string>> {
-  const common = new Set<string>();
-  if (words.length < 2) return common;
-  const parameters = new SqlParameters();
-  const { table, alias } = source;
-  const counts = words.map((word, index) => {
-    const tsquery = `phraseto_tsquery('${SEARCH_CONFIGURATION}'::regconfig, ${parameters.add(word.replaceAll('\0', ' '))})`;
-    const where = [`${alias}.search_vector @@ ${tsquery}`, ...source.population(parameters)];
-    return (
-      `CASE WHEN numnode(${tsquery}) = 0 THEN ${COMMON_WORD_ROWS + 1} ELSE (SELECT count(*)::float8 FROM ` +
-      `(SELECT 1 FROM ${table} ${alias} WHERE ${where.join(' AND ')} LIMIT ${COMMON_WORD_ROWS + 1}) w) END AS c${index}`
-    );
-  });
-  const [row] = await db.query<Record<string, number>>(`SELECT ${counts.join(', ')}`, parameters.values);
-  words.forEach((word, index) => {
-    if ((row?.[`c${index}`] ?? 0) > COMMON_WORD_ROWS) common.add(word);
-  });
-  return common;
+  /** The rank words' bm25 weights in each index the search reads (null: advanced syntax, no words to weigh). */
+  weights: readonly WordWeight[] | null;
 }
 
 /** The conditions of `expression` under the source's filters, binding their values. */
@@ -95,11 +50,23 @@ async function newestMatches(db: PgExecutor, expression: SearchExpression, sourc
 /** The newest RANKED_ROWS of `newest` when it holds more, else null (every match ranks). */
 const bounded = (newest: readonly string[]) => (newest.length > RANKED_ROWS ? newest.slice(0, RANKED_ROWS) : null);
 
+/** The weights `expression` ranks by, of the `statistics` read: a bounded search with every word common by the least common word's. */
+function rankWeights(
+  statistics: { weightsOf: (words: readonly string[]) => WordWeight[] },
+  expression: SearchExpression,
+  newest: readonly string[] | null,
+): readonly WordWeight[] {
+  const weights = statistics.weightsOf(expression.rank.words ?? []);
+  return newest !== null ? leastCommonOnly(weights) : weights;
+}
+
 /**
  * The plan of a search, or undefined when nothing can match. Every word first: when more than
  * RANKED_ROWS rows hold every word, each word is common (RANKED_ROWS >= COMMON_WORD_ROWS), and the
- * newest rows are ranked by every word, weighed among them. Otherwise the words are counted (up to
- * COMMON_WORD_ROWS + 1 rows each) and the common ones leave the ranking, or the any-word match.
+ * newest rows are ranked by every word, weighed among them (the least common alone when all are
+ * common: leastCommonOnly). Otherwise one statement (search-statistics.ts) tells which words are
+ * common (counted up to COMMON_WORD_ROWS + 1 rows each: they leave the ranking, or the any-word
+ * match) and the weights of those that rank.
  */
 export async function planSearch(db: PgExecutor, match: SearchMatch, source: SearchSource): Promise<SearchPlan | undefined> {
   if ('advanced' in match) {
@@ -107,21 +74,30 @@ export async function planSearch(db: PgExecutor, match: SearchMatch, source: Sea
     if (advanced === undefined) return undefined;
     const expression = { match: advanced, rank: advanced };
     const newest = bounded(await newestMatches(db, expression, source));
-    return { expression, newest };
+    return { expression, newest, weights: null };
   }
   const { words, mode } = match;
   if (words.length === 0) return undefined;
+  // A single word is never counted: it ranks alone whatever its frequency.
+  const statistics = () => wordStatistics(db, { source, words, commonness: words.length > 1 });
   if (mode !== 'any') {
     const every = everyWordExpression(words, new Set());
     const found = await newestMatches(db, every, source);
     const newest = bounded(found);
-    if (newest !== null) return { expression: every, newest };
+    if (newest !== null) {
+      const all = await wordStatistics(db, { source, words, commonness: false });
+      return { expression: every, newest, weights: rankWeights(all, every, newest) };
+    }
     if (found.length > 0 || mode === 'all' || words.length === 1) {
-      return { expression: everyWordExpression(words, await commonWords(db, words, source)), newest: null };
+      const read = await statistics();
+      const expression = everyWordExpression(words, read.common);
+      return { expression, newest: null, weights: rankWeights(read, expression, null) };
     }
   }
-  const expression = anyWordExpression(words, await commonWords(db, words, source));
-  return { expression, newest: bounded(await newestMatches(db, expression, source)) };
+  const read = await statistics();
+  const expression = anyWordExpression(words, read.common);
+  const newest = bounded(await newestMatches(db, expression, source));
+  return { expression, newest, weights: rankWeights(read, expression, newest) };
 }
 
 /**

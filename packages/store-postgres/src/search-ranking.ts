@@ -44,12 +44,18 @@ export function weightsClause(weights: readonly WordWeight[], parameters: SqlPar
  * order, so a page's cursor meets the same float on the next page.
  */
 export function bm25Score(vector: string, kind: string): string {
-  const tf = `ts_rank_cd(${UNIT}, ${vector}, g.q, 0)::float8`;
-  const length = `round(${tf} / nullif(ts_rank_cd(${UNIT}, ${vector}, g.q, 2)::float8, 0))`;
+  // tf and the rank normalized by length read once per word and row: each is a ts_rank_cd over the
+  // row's vector, the most of what ranking a row costs, and the formula uses tf three times. OFFSET 0
+  // keeps the planner from pulling the LATERAL subquery up, which would copy each call where it is used.
+  // The CASE tests the index first: the planner would match the vector against every kind's words.
+  const read =
+    `SELECT ts_rank_cd(${UNIT}, ${vector}, g.q, 0)::float8 AS tf, ` +
+    `ts_rank_cd(${UNIT}, ${vector}, g.q, 2)::float8 AS normalized OFFSET 0`;
+  const length = 'round(r.tf / nullif(r.normalized, 0))';
   const norm = `(${1 - BM25_B} + ${BM25_B} * ${length} / nullif(g.average, 0))`;
   return (
-    `(SELECT coalesce(sum(g.idf * ${tf} * ${BM25_K1 + 1} / (${tf} + ${BM25_K1} * coalesce(${norm}, 1)) ORDER BY g.position), 0) ` +
-    `FROM weights g WHERE g.kind = ${kind} AND ${vector} @@ g.q)::float8`
+    `(SELECT coalesce(sum(g.idf * r.tf * ${BM25_K1 + 1} / (r.tf + ${BM25_K1} * coalesce(${norm}, 1)) ORDER BY g.position), 0) ` +
+    `FROM weights g CROSS JOIN LATERAL (${read}) r WHERE CASE WHEN g.kind = ${kind} THEN ${vector} @@ g.q ELSE false END)::float8`
   );
 }
 

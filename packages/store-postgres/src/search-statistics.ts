@@ -1,13 +1,16 @@
 // What bm25 needs to know about the rows a PostgreSQL search ranks among, read as FTS5 keeps it
 // for SQLite: how many rows each index holds (turns and compaction summaries apart, as SQLite's two
 // indexes; events), their average length, and how many hold each ranking word, over the whole table
-// and never the search's filters (FTS5's bm25 reads its whole index). The bm25 itself is
+// and never the search's filters (FTS5's bm25 reads its whole index), in the same statement as the
+// words' commonness (search-commonness.ts) when the plan needs it. The bm25 itself is
 // @agent-ledger/store's (search-bm25.ts); search-ranking.ts sums it in SQL.
 
 import { bm25Idf, COMMON_WORD_ROWS } from '@agent-ledger/store';
 import type { PgExecutor } from './pg-executor.ts';
 import { SEARCH_CONFIGURATION } from './schema.ts';
-import type { RankedKind, SearchPlan, SearchSource } from './search-plan.ts';
+import { COMMON_COLUMN, countFromPopulation, populationClauses, WORD_COUNTS, wordRanks } from './search-commonness.ts';
+import type { RankedKind, SearchSource } from './search-source.ts';
+import { withoutNul } from './search-tsquery.ts';
 import { SqlParameters } from './sql-parameters.ts';
 
 /**
@@ -41,7 +44,9 @@ interface KindCounts {
   estimate: number;
   /** Null when the caller already knew it (knownRows matched). */
   averageLength: number | null;
-  [count: string]: number | null;
+  /** Each word's commonness, in the words' order (only when the statement counted it). */
+  common?: boolean[];
+  [count: string]: number | boolean[] | null | undefined;
 }
 
 /**
@@ -62,9 +67,12 @@ interface KindStatement {
   table: string;
   alias: string;
   kind: RankedKind;
-  words: readonly string[];
+  /** Each word's tsquery as SQL (bound once for the whole statement). */
+  tsqueries: readonly string[];
   /** The row count the average length below was read at (-1: none): the same count skips reading it again. */
   knownRows: number;
+  /** The statement counts the words' commonness first (search-commonness.ts): their counts are read there. */
+  population: boolean;
 }
 
 /**
@@ -84,83 +92,131 @@ function averagesOf(db: PgExecutor): Map<string, { rows: number; averageLength: 
   return averages;
 }
 
-/** One row of counts for one kind, as SQL (its CTEs named by `at`, the kind's place in the statement). */
-function kindCounts({ table, alias, kind, words, knownRows }: KindStatement, at: number, parameters: SqlParameters): string {
+/**
+ * One row of counts for one kind, as SQL (its CTEs named by `at`, the kind's place in the
+ * statement): the rows counted first, unread (one more than STATISTICS_ROWS tells a large index),
+ * then the sample read once for every word (one aggregate: planning and reading a subquery per word
+ * cost more than the counting).
+ */
+function kindCounts(statement: KindStatement, at: number, parameters: SqlParameters): string {
+  const { table, alias, kind, tsqueries, knownRows } = statement;
   const where = kind.rows(parameters);
   const filter = where.length > 0 ? ` WHERE ${where.join(' AND ')}` : '';
-  const [counted, sample] = [`counted${at}`, `sample${at}`];
+  const [counted, sample, found] = [`counted${at}`, `sample${at}`, `found${at}`];
+  // The words' counts, one row (search-commonness.ts), joined where their columns are read.
+  const counts = statement.population ? `, ${WORD_COUNTS} p` : '';
   const estimate = `(SELECT greatest(reltuples, 0) FROM pg_class WHERE oid = '${table}'::regclass)::float8`;
-  const wordColumns = words.flatMap((word, index) => {
-    const tsquery = `phraseto_tsquery('${SEARCH_CONFIGURATION}'::regconfig, ${parameters.add(word)})`;
+  // A word that does not rank is not matched against the sample (its weight is never read).
+  const inSample = tsqueries.map((tsquery, index) => {
+    const matches = statement.population ? `${wordRanks(index)} AND s.v @@ ${tsquery}` : `s.v @@ ${tsquery}`;
+    return `, count(*) FILTER (WHERE ${matches})::float8 AS s${index}`;
+  });
+  const wordColumns = tsqueries.flatMap((tsquery, index) => {
     const holding = [...where, `${alias}.search_vector @@ ${tsquery}`].join(' AND ');
-    const inSample = `(SELECT count(*) FROM ${sample} s WHERE s.v @@ ${tsquery})::float8`;
     // Counted only where the count is used and cheap: a whole index's sample is exact already, and
     // a word the sample shows common would fill a bitmap of all its rows to count 1,001 of them
     // (-1: not counted, scaled from the sample). PostgreSQL runs a CASE branch's subquery only when taken.
-    const common = `greatest(c.rows, ${estimate}) * ${inSample} / greatest((SELECT count(*) FROM ${sample}), 1) > ${COMMON_WORD_ROWS}`;
+    const common = `greatest(c.rows, e.estimate) * f.s${index} / greatest(f.sampled, 1) > ${COMMON_WORD_ROWS}`;
+    const ownCount = `(SELECT count(*) FROM (SELECT 1 FROM ${table} ${alias} WHERE ${holding} LIMIT ${COMMON_WORD_ROWS + 1}) w)`;
+    const count = statement.population ? countFromPopulation(index, at, ownCount) : ownCount;
     return [
-      `${inSample} AS s${index}`,
-      `(SELECT CASE WHEN c.rows <= ${STATISTICS_ROWS} OR ${common} THEN -1 ELSE (SELECT count(*) FROM ` +
-        `(SELECT 1 FROM ${table} ${alias} WHERE ${holding} LIMIT ${COMMON_WORD_ROWS + 1}) w) END FROM ${counted} c)::float8 AS c${index}`,
+      `f.s${index}`,
+      `(CASE WHEN c.rows <= ${STATISTICS_ROWS} OR ${common} THEN -1 ELSE ${count} END)::float8 AS c${index}`,
     ];
   });
-  // The rows counted first, unread (one more than STATISTICS_ROWS tells a large index), then the sample read.
+  if (statement.population) wordColumns.push(COMMON_COLUMN);
+  const averageLength =
+    `(CASE WHEN c.rows = ${parameters.add(knownRows)} THEN NULL ELSE ` +
+    `(SELECT coalesce(avg(${VECTOR_LENGTH('s.v')}), 0) FROM ${sample} s) END)::float8 AS "averageLength"`;
   return (
     `(WITH ${counted} AS MATERIALIZED (SELECT count(*)::float8 AS rows FROM (SELECT 1 FROM ${table} ${alias}${filter} ` +
     `LIMIT ${STATISTICS_ROWS + 1}) x), ${sample} AS MATERIALIZED (SELECT ${alias}.search_vector AS v FROM ${table} ${alias}${filter} ` +
-    `LIMIT (SELECT CASE WHEN rows > ${STATISTICS_ROWS} THEN ${SAMPLE_ROWS} ELSE ${STATISTICS_ROWS} END FROM ${counted})) ` +
-    `SELECT ${at} AS at, (SELECT rows FROM ${counted}) AS rows, (SELECT count(*) FROM ${sample})::float8 AS sampled, ` +
-    `${estimate} AS estimate, ` +
-    `(SELECT CASE WHEN (SELECT rows FROM ${counted}) = ${parameters.add(knownRows)} THEN NULL ELSE ` +
-    `(SELECT coalesce(avg(${VECTOR_LENGTH('s.v')}), 0) FROM ${sample} s) END)::float8 AS "averageLength"` +
-    `${wordColumns.map((column) => `, ${column}`).join('')})`
+    `LIMIT (SELECT CASE WHEN rows > ${STATISTICS_ROWS} THEN ${SAMPLE_ROWS} ELSE ${STATISTICS_ROWS} END FROM ${counted})), ` +
+    `${found} AS MATERIALIZED (SELECT count(*)::float8 AS sampled${inSample.join('')} FROM ${sample} s${counts}) ` +
+    `SELECT ${at} AS at, c.rows, f.sampled, e.estimate, ${averageLength}` +
+    `${wordColumns.map((column) => `, ${column}`).join('')} FROM ${counted} c, ${found} f, (SELECT ${estimate} AS estimate) e${counts})`
   );
 }
 
+/** What one statistics statement tells of a search's words. */
+export interface WordStatistics {
+  /** The words more than COMMON_WORD_ROWS rows hold, or with no lexeme (empty unless asked for). */
+  common: ReadonlySet<string>;
+  /**
+   * The weight of each of `words` (the words that rank, each one of those counted, without NUL) in
+   * each index: bm25's idf and the index's average length. Exact while an index holds at most
+   * STATISTICS_ROWS rows; estimated beyond (STATISTICS_ROWS).
+   */
+  weightsOf(words: readonly string[]): WordWeight[];
+}
+
+/** Options of wordStatistics: the source searched, its words, and whether to tell the common ones. */
+export interface WordStatisticsRequest {
+  source: SearchSource;
+  words: readonly string[];
+  /** Count each word among the rows of the type searched (search-commonness.ts) to tell the common ones. */
+  commonness: boolean;
+}
+
 /**
- * The weight of each of `words` in each index: bm25's idf and the index's average length. Exact
- * while an index holds at most STATISTICS_ROWS rows; estimated beyond (STATISTICS_ROWS).
+ * The statistics of `words` in each index of the source, and which words are common when asked: one
+ * statement, one round trip per search. Every word's statistics are read (the words that rank are
+ * known only once their commonness is), but a word's count is read only where it ranks.
  */
-export async function wordWeights(
+export async function wordStatistics(
   db: PgExecutor,
-  { table, alias, kinds, words }: { table: string; alias: string; kinds: readonly RankedKind[]; words: readonly string[] },
-): Promise<WordWeight[]> {
-  // Every kind in one statement: one round trip per search.
+  { source, words, commonness }: WordStatisticsRequest,
+): Promise<WordStatistics> {
+  const { table, alias, kinds } = source;
   const parameters = new SqlParameters();
   const averages = averagesOf(db);
   const keyOf = (kind: RankedKind) => `${table}\u0000${kind.kind}`;
+  const plain = words.map(withoutNul);
+  const tsqueries = plain.map((word) => `phraseto_tsquery('${SEARCH_CONFIGURATION}'::regconfig, ${parameters.add(word)})`);
+  const population = commonness ? `WITH ${populationClauses(source, tsqueries, parameters)} ` : '';
   const selects = kinds.map((kind, at) =>
-    kindCounts({ table, alias, kind, words, knownRows: averages.get(keyOf(kind))?.rows ?? -1 }, at, parameters),
+    kindCounts(
+      { table, alias, kind, tsqueries, knownRows: averages.get(keyOf(kind))?.rows ?? -1, population: commonness },
+      at,
+      parameters,
+    ),
   );
-  const found = await db.query<KindCounts>(selects.join(' UNION ALL '), parameters.values);
-  const weights: WordWeight[] = [];
-  for (const [at, kind] of kinds.entries()) {
+  // A WITH before one parenthesized select that has its own WITH would be two WITH clauses of one select.
+  const sql = commonness ? `${population}SELECT * FROM (${selects.join(' UNION ALL ')}) k` : selects.join(' UNION ALL ');
+  const found = await db.query<KindCounts>(sql, parameters.values);
+  const common = new Set<string>();
+  const flags = (found[0]?.common ?? []) as boolean[];
+  words.forEach((word, index) => {
+    if (flags[index] === true) common.add(word);
+  });
+  const perKind = kinds.map((kind, at) => {
     const counts = found.find((row) => Number(row.at) === at) ?? { at, rows: 0, sampled: 0, estimate: 0, averageLength: 0 };
     const averageLength = counts.averageLength ?? averages.get(keyOf(kind))?.averageLength ?? 0;
     if (counts.averageLength !== null) averages.set(keyOf(kind), { rows: counts.rows, averageLength });
-    const whole = counts.rows <= STATISTICS_ROWS;
-    const rows = whole ? counts.rows : Math.max(counts.rows, counts.estimate);
-    words.forEach((word, position) => {
-      const inSample = counts[`s${position}`] ?? 0;
-      const counted = counts[`c${position}`] ?? 0;
-      // Exact: the whole index was read, or the word is rare; else scaled from the sample (a word
-      // the sample showed common was not counted: -1).
-      const holding = whole
-        ? inSample
-        : counted >= 0 && counted <= COMMON_WORD_ROWS
-          ? counted
-          : Math.max(counted, (rows * inSample) / Math.max(counts.sampled, 1));
-      weights.push({
-        kind: kind.kind,
-        position,
-        word,
-        idf: bm25Idf(rows, holding),
-        averageLength,
-        holding,
-      });
-    });
-  }
-  return weights;
+    return { kind, counts, averageLength };
+  });
+  const weightsOf = (ranking: readonly string[]) =>
+    perKind.flatMap(({ kind, counts, averageLength }) =>
+      ranking.map((word, position) => {
+        const holding = holdingOf(counts, plain.indexOf(word));
+        const rows = counts.rows <= STATISTICS_ROWS ? counts.rows : Math.max(counts.rows, counts.estimate);
+        return { kind: kind.kind, position, word, idf: bm25Idf(rows, holding), averageLength, holding };
+      }),
+    );
+  return { common, weightsOf };
+}
+
+/**
+ * How many rows of an index hold the word counted at `index`: exact when the whole index was read
+ * or the word is rare; else scaled from the sample (a word the sample showed common was not counted: -1).
+ */
+function holdingOf(counts: KindCounts, index: number): number {
+  const inSample = Number(counts[`s${index}`] ?? 0);
+  if (counts.rows <= STATISTICS_ROWS) return inSample;
+  const counted = Number(counts[`c${index}`] ?? 0);
+  if (counted >= 0 && counted <= COMMON_WORD_ROWS) return counted;
+  const rows = Math.max(counts.rows, counts.estimate);
+  return Math.max(counted, (rows * inSample) / Math.max(counts.sampled, 1));
 }
 
 /**
@@ -174,16 +230,4 @@ export function leastCommonOnly(weights: readonly WordWeight[]): readonly WordWe
   let least = { position: -1, holding: Number.POSITIVE_INFINITY };
   for (const [position, count] of holding) if (count < least.holding) least = { position, holding: count };
   return weights.filter((weight) => weight.position === least.position);
-}
-
-/**
- * The weights a plan ranks by: its rank words' in each index the search reads (null: advanced
- * syntax, which has no words to weigh). A bounded search with every word common ranks by the least
- * common word (leastCommonOnly).
- */
-export async function planWeights(db: PgExecutor, plan: SearchPlan, source: SearchSource): Promise<readonly WordWeight[] | null> {
-  const words = plan.expression.rank.words;
-  if (!words || words.length === 0) return null;
-  const weights = await wordWeights(db, { table: source.table, alias: source.alias, kinds: source.kinds, words });
-  return plan.newest !== null ? leastCommonOnly(weights) : weights;
 }

@@ -15,7 +15,7 @@ import type { SqlParameters } from './sql-parameters.ts';
 export type Expression = ((parameters: SqlParameters) => string) & { words?: readonly string[]; anyWord?: boolean };
 
 /** PostgreSQL text cannot hold NUL: it reads as a space (as on SQLite). */
-const withoutNul = (text: string) => text.replaceAll('\0', ' ');
+export const withoutNul = (text: string) => text.replaceAll('\0', ' ');
 
 /**
  * What the engine-neutral syntax of an advanced query must respect on every engine: quotes and

@@ -4,8 +4,9 @@
 import type { TurnSearchQuery } from '@agent-ledger/store';
 import type { PgExecutor } from './pg-executor.ts';
 import { afterClause, type KeysetPosition } from './search-cursor.ts';
-import { plannedRows, type SearchPlan, type SearchSource } from './search-plan.ts';
+import { plannedRows, type SearchPlan } from './search-plan.ts';
 import { type ScoredTurnsSelect, scoredTurns } from './search-ranking.ts';
+import type { SearchSource } from './search-source.ts';
 import type { WordWeight } from './search-statistics.ts';
 import { SqlParameters } from './sql-parameters.ts';
 import { canonicalTurn } from './turn-search-clauses.ts';

@@ -6,9 +6,9 @@
 import type { SearchMatch, SearchPage, TurnSearchFilters, TurnSearchHit, TurnSearchQuery } from '@agent-ledger/store';
 import type { PgExecutor } from './pg-executor.ts';
 import { decodeCursor, encodeCursor, type KeysetPosition } from './search-cursor.ts';
-import { planSearch, type RankedKind, type SearchSource } from './search-plan.ts';
+import { planSearch } from './search-plan.ts';
 import { turnSnippets } from './search-snippets.ts';
-import { planWeights } from './search-statistics.ts';
+import type { RankedKind, SearchSource } from './search-source.ts';
 import { matchExpressions } from './search-tsquery.ts';
 import { SqlParameters } from './sql-parameters.ts';
 import { turnFilters } from './turn-search-clauses.ts';
@@ -60,7 +60,7 @@ export async function searchTurns(db: PgExecutor, query: TurnSearchQuery): Promi
   const source = turnSource(query.filters ?? {});
   const plan = await planSearch(db, query.match, source);
   if (plan === undefined) return { hits: [], nextCursor: null };
-  const weights = await planWeights(db, plan, source);
+  const weights = plan.weights;
   const request = { plan, source, weights, query, after, take: query.limit + 1 };
   const rows = await (query.view === 'raw' ? rawTurnPage(db, request) : resolvedTurnPage(db, request));
   const page = rows.slice(0, query.limit);
