@@ -4,93 +4,20 @@
 // or the simple protocol). A single append (head known) is one round trip, where BEGIN, UPDATE,
 // INSERT and COMMIT were four; a context at the head is one, where four reads were four.
 
-import net from 'node:net';
+import { type StatementProxy, statementProxy } from '@agent-ledger/store-postgres/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type AgentsLedger, openAgentsLedger } from '../src/index.ts';
 import { appendConversation, freshLocation, postgresServer, SMALL_SETTINGS } from './builders.ts';
 
-interface CountingProxy {
-  url: string;
-  /** Round trips the clients started since the last reset. */
-  roundTrips(): number;
-  reset(): void;
-  close(): Promise<void>;
-}
-
-/** Counts the frontend messages that end a round trip: Sync ('S') and simple Query ('Q'). */
-function messageCounter(onRoundTrip: () => void): (chunk: Buffer) => void {
-  let pending = Buffer.alloc(0);
-  let started = false;
-  return (chunk) => {
-    pending = Buffer.concat([pending, chunk]);
-    for (;;) {
-      // The startup message has no type byte: a length, then the protocol (or an SSL request).
-      if (!started) {
-        if (pending.length < 4) return;
-        const length = pending.readInt32BE(0);
-        if (pending.length < length) return;
-        started = pending.readInt32BE(4) !== 80877103; // an SSL request is followed by the real startup
-        pending = pending.subarray(length);
-        continue;
-      }
-      if (pending.length < 5) return;
-      const length = pending.readInt32BE(1);
-      if (pending.length < length + 1) return;
-      const type = String.fromCharCode(pending[0] as number);
-      if (type === 'S' || type === 'Q') onRoundTrip();
-      pending = pending.subarray(length + 1);
-    }
-  };
-}
-
-async function countingProxy(target: string): Promise<CountingProxy> {
-  const targetUrl = new URL(target);
-  let count = 0;
-  const sockets = new Set<net.Socket>();
-  const server = net.createServer((client) => {
-    const upstream = net.connect(Number(targetUrl.port || 5432), targetUrl.hostname);
-    for (const socket of [client, upstream]) {
-      sockets.add(socket);
-      socket.on('error', () => undefined);
-      socket.on('close', () => sockets.delete(socket));
-    }
-    const counted = messageCounter(() => {
-      count += 1;
-    });
-    client.on('data', (chunk: Buffer) => {
-      counted(chunk);
-      upstream.write(chunk);
-    });
-    upstream.pipe(client);
-    client.on('close', () => upstream.destroy());
-    upstream.on('close', () => client.destroy());
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const url = new URL(target);
-  url.hostname = '127.0.0.1';
-  url.port = String((server.address() as net.AddressInfo).port);
-  return {
-    url: url.toString(),
-    roundTrips: () => count,
-    reset: () => {
-      count = 0;
-    },
-    close: async () => {
-      for (const socket of sockets) socket.destroy();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
-  };
-}
-
 const server = postgresServer();
 
 describe.skipIf(server === null)('round trips to PostgreSQL, counted on the wire', () => {
-  let proxy: CountingProxy;
+  let proxy: StatementProxy;
   let ledger: AgentsLedger;
 
   beforeAll(async () => {
     const { location } = await freshLocation('postgres', 'round_trips');
-    proxy = await countingProxy(location);
+    proxy = await statementProxy(location);
     ledger = openAgentsLedger(proxy.url);
   });
 

@@ -3,6 +3,8 @@
 
 import pg from 'pg';
 
+export { type StatementProxy, statementProxy } from './statement-proxy.ts';
+
 let freshDatabases = 0;
 
 /**

@@ -7,8 +7,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, inject, it } from 'vitest';
 import { openPostgresStore } from '../src/postgres-store.ts';
+import { type StatementProxy, statementProxy } from '../src/statement-proxy.ts';
 import { freshPostgresDatabase } from './postgres/fresh-database.ts';
-import { type StatementProxy, statementProxy } from './postgres/statement-proxy.ts';
 
 const server = inject('postgresUrl');
 

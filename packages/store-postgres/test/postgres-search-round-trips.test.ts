@@ -4,87 +4,14 @@
 // and their bm25 statistics in one statement (search-statistics.ts with search-commonness.ts),
 // where the two were two statements.
 
-import net from 'node:net';
 import type { EventRecord, LedgerStore, SearchMatch } from '@agent-ledger/store';
 import { sessionWithTurns } from '@agent-ledger/store/contract';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { openPostgresStore } from '../src/postgres-store.ts';
+import { type StatementProxy, statementProxy } from '../src/statement-proxy.ts';
 import { freshPostgresDatabase } from './postgres/fresh-database.ts';
 
 const server = inject('postgresUrl');
-
-/** Counts the frontend messages that end a round trip: Sync ('S') and simple Query ('Q'). */
-function messageCounter(onRoundTrip: () => void): (chunk: Buffer) => void {
-  let pending = Buffer.alloc(0);
-  let started = false;
-  return (chunk) => {
-    pending = Buffer.concat([pending, chunk]);
-    for (;;) {
-      // The startup message has no type byte: a length, then the protocol (or an SSL request).
-      if (!started) {
-        if (pending.length < 4) return;
-        const length = pending.readInt32BE(0);
-        if (pending.length < length) return;
-        started = pending.readInt32BE(4) !== 80877103;
-        pending = pending.subarray(length);
-        continue;
-      }
-      if (pending.length < 5) return;
-      const length = pending.readInt32BE(1);
-      if (pending.length < length + 1) return;
-      const type = String.fromCharCode(pending[0] as number);
-      if (type === 'S' || type === 'Q') onRoundTrip();
-      pending = pending.subarray(length + 1);
-    }
-  };
-}
-
-interface CountingProxy {
-  url: string;
-  /** Round trips started since the last call, then starts counting again. */
-  take(): number;
-  close(): Promise<void>;
-}
-
-async function countingProxy(target: string): Promise<CountingProxy> {
-  const targetUrl = new URL(target);
-  let count = 0;
-  const sockets = new Set<net.Socket>();
-  const proxy = net.createServer((client) => {
-    const upstream = net.connect(Number(targetUrl.port || 5432), targetUrl.hostname);
-    for (const socket of [client, upstream]) {
-      sockets.add(socket);
-      socket.on('error', () => undefined);
-      socket.on('close', () => sockets.delete(socket));
-    }
-    const counted = messageCounter(() => {
-      count += 1;
-    });
-    client.on('data', (chunk: Buffer) => {
-      counted(chunk);
-      upstream.write(chunk);
-    });
-    upstream.pipe(client);
-    client.on('close', () => upstream.destroy());
-    upstream.on('close', () => client.destroy());
-  });
-  await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
-  const url = new URL(target);
-  url.hostname = '127.0.0.1';
-  url.port = String((proxy.address() as net.AddressInfo).port);
-  return {
-    url: url.toString(),
-    take: () => {
-      const taken = count;
-      count = 0;
-      return taken;
-    },
-    close: async () => {
-      for (const socket of sockets) socket.destroy();
-      await new Promise<void>((resolve) => proxy.close(() => resolve()));
-    },
-  };
-}
 
 const words = (text: string, mode: 'all' | 'any' | 'all-then-any' = 'all-then-any'): SearchMatch => ({
   words: text.split(' '),
@@ -115,11 +42,11 @@ function eventAt(index: number, tail: { seq: number; hash: string } | undefined)
 }
 
 describe.skipIf(!server)('statements of one PostgreSQL search, counted on the wire', () => {
-  let proxy: CountingProxy;
+  let proxy: StatementProxy;
   let store: LedgerStore;
 
   beforeAll(async () => {
-    proxy = await countingProxy(await freshPostgresDatabase(server as string, 'search_round_trips'));
+    proxy = await statementProxy(await freshPostgresDatabase(server as string, 'search_round_trips'));
     store = openPostgresStore(proxy.url);
     await sessionWithTurns(store, 's', ROWS, (depth) => ({ searchText: textAt(depth), timestamp: 1_000 + depth }));
     const keys = Array.from({ length: ROWS }, (_, index) => ({ channel: 'chat', externalId: `x-${index}` }));

@@ -1,4 +1,5 @@
-// A loopback proxy between a store and the run's real PostgreSQL server that reads what the store
+// For tests (`@agent-ledger/store-postgres/testing`): a loopback proxy between a store and a real
+// PostgreSQL server that reads what the store
 // sends: the connections it opens, its round trips (each Sync or simple Query message ends one), and
 // the text of each statement (a simple Query's, or a Parse's). Nothing is faked: every byte goes on
 // to the server and every answer comes back unchanged.
@@ -12,6 +13,8 @@ export interface StatementProxy {
   connections(): number;
   /** Round trips started since the last reset. */
   roundTrips(): number;
+  /** Round trips started since the last reset or take, then counts again from 0. */
+  take(): number;
   /** The statements sent since the last reset, in order. */
   statements(): string[];
   reset(): void;
@@ -88,6 +91,11 @@ export async function statementProxy(target: string): Promise<StatementProxy> {
     url: url.toString(),
     connections: () => traffic.connections,
     roundTrips: () => traffic.roundTrips,
+    take: () => {
+      const taken = traffic.roundTrips;
+      traffic.roundTrips = 0;
+      return taken;
+    },
     statements: () => [...traffic.statements],
     reset: () => {
       traffic.connections = 0;
