@@ -107,13 +107,58 @@ describe('fitTopics', () => {
     expect(shown?.block).toBe(spaced.block);
     const trimmed = fitTopics([spaced], counter.countText(trimmedHeader(spaced.block.split('\n')[0] as string, 1)) + 25, options);
     expect(trimmed.chosen.map((fitted) => fitted.linesLeftOut)).toEqual([1]);
-    expect(trimmed.chosen[0]?.block.split('\n').slice(1)).toEqual([FACTS[2]]);
+    const [shownLine, ...rest] = trimmed.chosen[0]?.block.split('\n').slice(1) ?? [];
+    expect(rest).toEqual([]);
+    expect([FACTS[0], FACTS[2]]).toContain(shownLine);
+  });
+
+  it('cites a turn by its best sentence when its whole line is not worth the room, and marks the line shortened', () => {
+    const lines = [
+      '[t_s1] I adopted a beagle named Luna from the shelter last week. She was so tiny and scared at first, honestly.',
+      '[t_s2] My sister Ana ran the Boston marathon in 3 hours 41 minutes. We were all super proud of her, really.',
+      '[t_s3] We moved to Portland in March and I started a new job at the library.',
+    ];
+    const big = topic('t_big', lines);
+    const firstSentences = [
+      '[t_s1] I adopted a beagle named Luna from the shelter last week. …',
+      '[t_s2] My sister Ana ran the Boston marathon in 3 hours 41 minutes. …',
+      lines[2] as string,
+    ];
+    // Room for every turn by its first sentence, not for any line whole beside the other two.
+    const room = counter.countText([big.block.split('\n')[0], ...firstSentences].join('\n')) + 1;
+    expect(room).toBeLessThan(big.blockTokens + 1);
+    const { chosen } = fitTopics([big], room, options);
+    const shown = chosen[0]?.block.split('\n').slice(1);
+    // Line by line, three turns cited by their facts; whole lines would have cited two.
+    expect(shown).toEqual(firstSentences);
+    expect(chosen[0]?.linesLeftOut).toBe(0);
+    expect(shownTokens(chosen)).toBeLessThanOrEqual(room);
+  });
+
+  it('shows whole lines of a topic near the query (the sentence a question is about may be any)', () => {
+    const lines = [
+      '[t_s1] I adopted a beagle named Luna from the shelter last week. She was so tiny and scared at first, honestly.',
+      '[t_s2] My sister Ana ran the Boston marathon in 3 hours 41 minutes. We were all super proud of her, really.',
+    ];
+    const near = topic('t_near', lines, { similarity: 0.5 });
+    const room =
+      counter.countText(trimmedHeader(near.block.split('\n')[0] as string, 1)) + counter.countText(lines[1] as string) + 2;
+    const { chosen } = fitTopics([near], room, options);
+    const shown = chosen[0]?.block.split('\n').slice(1) ?? [];
+    expect(shown).toHaveLength(1);
+    expect(lines).toContain(shown[0]);
   });
 
   it('property: within the room, lines are stored lines in stored order, every topic chosen or omitted once', () => {
     const lineArbitrary = fc
       .tuple(
-        fc.constantFrom(...FACTS, '[t_x] Sure thing.', '[t_y] The port is 6543 on db-2.internal.', 'Plain prose line.'),
+        fc.constantFrom(
+          ...FACTS,
+          '[t_x] Sure thing.',
+          '[t_y] The port is 6543 on db-2.internal.',
+          'Plain prose line.',
+          '[t_z] Hey Nate! I went to the park with my two dogs yesterday. They loved it so much, we stayed for hours.',
+        ),
         fc.nat(99),
       )
       .map(([text, n]) => text.replace(/\[t_\w+\]/, `[t_${n}]`));
@@ -138,11 +183,13 @@ describe('fitTopics', () => {
         for (const fitted of chosen) {
           const stored = (topics.find((item) => item.id === fitted.id) as TopicToFit).block.split('\n').slice(1);
           const shown = fitted.block.split('\n').slice(1);
-          // A subsequence of the stored lines: each shown line found after the previous one.
+          // A subsequence of the stored lines: each shown line found after the previous one, whole or
+          // shortened (its citation and some of its sentences, in order, then " …").
           let cursor = 0;
           for (const line of shown) {
-            cursor = stored.indexOf(line, cursor) + 1;
-            expect(cursor, line).toBeGreaterThan(0);
+            const next = stored.findIndex((storedLine, index) => index >= cursor && isShownFormOf(line, storedLine));
+            expect(next, line).toBeGreaterThanOrEqual(0);
+            cursor = next + 1;
           }
           expect(shown.length + fitted.linesLeftOut).toBe(stored.length);
         }
@@ -153,3 +200,18 @@ describe('fitTopics', () => {
     );
   });
 });
+
+/** `shown` is `stored` whole, or its citation and some of its words in order, ending with " …". */
+function isShownFormOf(shown: string, stored: string): boolean {
+  if (shown === stored) return true;
+  if (!shown.endsWith(' …')) return false;
+  const citation = stored.match(/^\[[^\]]+\] /)?.[0] ?? '';
+  if (!shown.startsWith(citation)) return false;
+  const storedWords = stored.slice(citation.length).split(' ');
+  let cursor = 0;
+  for (const word of shown.slice(citation.length, -2).split(' ')) {
+    cursor = storedWords.indexOf(word, cursor) + 1;
+    if (cursor === 0) return false;
+  }
+  return true;
+}

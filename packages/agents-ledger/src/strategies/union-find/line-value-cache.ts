@@ -1,4 +1,4 @@
-// What each line of a stored topic block is worth (lineSalience), by compaction and topic, so a
+// What each sentence (or line) of a stored topic block is worth (lineSalience), by compaction and topic, so a
 // process that builds many contexts under one compaction ranks each block's lines once: scoring every
 // line of every topic cost more than the rest of a context (LoCoMo, 2,000 tokens: 3.5 ms against
 // 1.2 ms). A topic's stored block never changes (forest rows are write-once), so nothing goes stale.
@@ -13,9 +13,9 @@ export class LineValueCache {
     this.values = new LruMap(capacity);
   }
 
-  /** The values of one stored block's lines, computed by `compute` the first time. */
-  valuesOf(compactionId: string, topicId: string, compute: () => number[]): number[] {
-    const key = `${compactionId}\u0000${topicId}`;
+  /** The values of one stored block's sentences or lines, computed by `compute` the first time. */
+  valuesOf(block: { compactionId: string; topicId: string; unit: 'sentence' | 'line' }, compute: () => number[]): number[] {
+    const key = `${block.compactionId}\u0000${block.topicId}\u0000${block.unit}`;
     let values = this.values.get(key);
     if (values === undefined) {
       values = compute();

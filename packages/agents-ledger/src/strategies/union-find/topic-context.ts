@@ -65,8 +65,10 @@ export async function topicContext(ledger: TopicReader, input: TopicContextInput
     room,
     {
       tokenCounter: ledger.tokenCounter,
-      lineValues: (lines, topicId) =>
-        ledger.lineValues.valuesOf(input.compaction.id, topicId, () => lineSalience(lines, ledger.tokenCounter)),
+      lineValues: (texts, topicId, unit) =>
+        ledger.lineValues.valuesOf({ compactionId: input.compaction.id, topicId, unit }, () =>
+          lineSalience(texts, ledger.tokenCounter),
+        ),
     },
   );
   const byId = new Map(rows.map((row) => [row.rootId, row]));
