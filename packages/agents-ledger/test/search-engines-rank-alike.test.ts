@@ -101,7 +101,9 @@ describe.skipIf(server === null)(
       const [onSqlite, onPostgres] = [await scoresOf(sqlite), await scoresOf(postgres)];
       expect(onSqlite.length).toBeGreaterThan(1);
       expect(onPostgres).toHaveLength(onSqlite.length);
-      onPostgres.forEach((score, position) => expect(score).toBeCloseTo(onSqlite[position] ?? Number.NaN, 4));
+      onPostgres.forEach((score, position) => {
+        expect(score).toBeCloseTo(onSqlite[position] ?? Number.NaN, 4);
+      });
     });
   },
 );
