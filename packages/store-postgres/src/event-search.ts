@@ -35,7 +35,7 @@ function eventSource(filters: EventSearchFilters): SearchSource {
     age: 'e.received_at',
     filters: (parameters) => eventFilters(filters, parameters),
     population: () => [],
-    kinds: [{ kind: '', rows: () => [] }],
+    kinds: [{ kind: '', rows: () => [], sampleOrder: 'e.id' }],
   };
 }
 

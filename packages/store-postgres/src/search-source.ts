@@ -11,6 +11,11 @@ export interface RankedKind {
   kind: string;
   /** SQL true for the index's rows among the table's (alias as the search's), binding its values. */
   rows: (parameters: SqlParameters) => string[];
+  /**
+   * The order a large index's statistics sample is read in, along an index: the same rows every
+   * time, where an unordered LIMIT gave whatever a (synchronized) sequential scan met first.
+   */
+  sampleOrder: string;
 }
 
 /** Where a search looks: a table and its alias, its newest-first column, and its conditions. */

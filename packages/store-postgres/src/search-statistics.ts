@@ -16,7 +16,7 @@ import { SqlParameters } from './sql-parameters.ts';
 /**
  * An index of up to this many rows is read whole, and its statistics are exact (every
  * conversation of the evaluation sets). Beyond, they are estimated from its first SAMPLE_ROWS
- * rows: the average length is theirs, the row count is PostgreSQL's estimate of the table
+ * rows in the kind's sampleOrder (the same rows every time): the average length is theirs, the row count is PostgreSQL's estimate of the table
  * (`pg_class.reltuples`), and a word more than COMMON_WORD_ROWS rows hold is counted among them
  * and scaled. A row's length costs a few µs to read, so a search pays at most STATISTICS_ROWS of
  * them on a small ledger and SAMPLE_ROWS on a large one.
@@ -131,7 +131,7 @@ function kindCounts(statement: KindStatement, at: number, parameters: SqlParamet
   return (
     `(WITH ${counted} AS MATERIALIZED (SELECT count(*)::float8 AS rows FROM (SELECT 1 FROM ${table} ${alias}${filter} ` +
     `LIMIT ${STATISTICS_ROWS + 1}) x), ${sample} AS MATERIALIZED (SELECT ${alias}.search_vector AS v FROM ${table} ${alias}${filter} ` +
-    `LIMIT (SELECT CASE WHEN rows > ${STATISTICS_ROWS} THEN ${SAMPLE_ROWS} ELSE ${STATISTICS_ROWS} END FROM ${counted})), ` +
+    `ORDER BY ${kind.sampleOrder} LIMIT (SELECT CASE WHEN rows > ${STATISTICS_ROWS} THEN ${SAMPLE_ROWS} ELSE ${STATISTICS_ROWS} END FROM ${counted})), ` +
     `${found} AS MATERIALIZED (SELECT count(*)::float8 AS sampled${inSample.join('')} FROM ${sample} s${counts}) ` +
     `SELECT ${at} AS at, c.rows, f.sampled, e.estimate, ${averageLength}` +
     `${wordColumns.map((column) => `, ${column}`).join('')} FROM ${counted} c, ${found} f, (SELECT ${estimate} AS estimate) e${counts})`

@@ -14,10 +14,15 @@ import { SqlParameters } from './sql-parameters.ts';
 import { turnFilters } from './turn-search-clauses.ts';
 import { rawTurnPage, resolvedTurnPage, type TurnRow } from './turn-search-pages.ts';
 
-/** A turn type's rows: bm25 weighs words among the turn type searched, as SQLite's two indexes do. */
+/**
+ * A turn type's rows: bm25 weighs words among the turn type searched, as SQLite's two indexes do.
+ * Normal turns are sampled by id (random ids: a spread over time and sessions, along the primary
+ * key); summaries along their partial index by line, since by id most rows read would be turns.
+ */
 const turnKind = (turnType: 'normal' | 'compaction'): RankedKind => ({
   kind: turnType,
   rows: (parameters) => [`t.turn_type = ${parameters.add(turnType)}`],
+  sampleOrder: turnType === 'normal' ? 't.id' : 't.session_id, t.depth',
 });
 
 /** Where a turn search looks: agent_turns under the search's filters, newest by timestamp. */
