@@ -5,7 +5,9 @@
 
 import {
   type ChainPageQuery,
+  type ChainRange,
   type CoveringCompactionQuery,
+  mergedChainRanges,
   placeTurnWithCompaction,
   type SessionRecord,
   type SessionSettingsUpdate,
@@ -199,6 +201,29 @@ export async function chainPage(
   return rows.map(decodeTurn);
 }
 
+/**
+ * Every range's turns, each once, by session then depth: one statement whatever the number of
+ * ranges (merged first), each range read along the (session, depth) index.
+ */
+const CHAIN_RANGES = named(
+  'chain_ranges',
+  `SELECT ${TURN_FIELDS}, ${pageHasChildren('lead(t.depth) OVER (PARTITION BY t.session_id ORDER BY t.depth)')} ` +
+    'FROM unnest($1::text[], $2::bigint[], $3::bigint[]) AS r (session_id, from_depth, to_depth) ' +
+    'JOIN agent_turns t ON t.session_id = r.session_id AND t.depth BETWEEN r.from_depth AND r.to_depth ' +
+    'ORDER BY t.session_id, t.depth',
+);
+
+async function chainRanges(db: PgExecutor, ranges: readonly ChainRange[]): Promise<StoredTurn[]> {
+  const merged = mergedChainRanges(ranges);
+  if (merged.length === 0) return [];
+  const rows = await db.query<TurnRow>(CHAIN_RANGES, [
+    merged.map((range) => range.sessionId),
+    merged.map((range) => range.fromDepth),
+    merged.map((range) => range.toDepth),
+  ]);
+  return rows.map(decodeTurn);
+}
+
 async function compactionCovering(
   db: PgExecutor,
   { sessionId, depth, maxDepth, aboveDepth }: CoveringCompactionQuery,
@@ -252,6 +277,7 @@ export function turnQueries(db: PgExecutor): SessionStore & Omit<TurnStore, 'lin
     getTurns: (turnIds) => getTurns(db, turnIds),
     turnWithCompaction: (turnId) => turnWithCompaction(db, turnId),
     chainPage: (query) => chainPage(db, query),
+    chainRanges: (ranges) => chainRanges(db, ranges),
     appendToSession: (append) => appendToSession(db, append),
     compactionsFolding: (compactionId) => turnsWhere(db, 't.previous_compaction_id = $1 ORDER BY t.depth', [compactionId]),
     compactionCovering: (query) => compactionCovering(db, query),

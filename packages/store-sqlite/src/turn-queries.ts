@@ -7,7 +7,9 @@ import {
   type AppendOutcome,
   type AppendToSession,
   type ChainPageQuery,
+  type ChainRange,
   type CoveringCompactionQuery,
+  mergedChainRanges,
   placeTurnWithCompaction,
   type StoredTurn,
   type TurnRecord,
@@ -122,6 +124,11 @@ export function chainPage(
       )
       .all(sessionId, fromDepth, toDepth, limit ?? -1) as RawRow[]
   ).map(decodeTurn);
+}
+
+/** Every range's turns oldest first, each turn once (ranges merged first), in one synchronous call. */
+function chainRanges(connection: SqliteConnection, ranges: readonly ChainRange[]): StoredTurn[] {
+  return mergedChainRanges(ranges).flatMap((range) => chainPage(connection, range));
 }
 
 const INSERT_LINK = 'INSERT OR IGNORE INTO turn_events (turn_id, event_id) VALUES (?, ?)';
@@ -247,6 +254,7 @@ export function turnQueries(connection: SqliteConnection): Synchronous<Omit<Turn
     getTurns: (turnIds) => getTurns(connection, turnIds),
     turnWithCompaction: (turnId) => turnWithCompaction(connection, turnId),
     chainPage: (query) => chainPage(connection, query),
+    chainRanges: (ranges) => chainRanges(connection, ranges),
     appendToSession,
     compactionsFolding: (compactionId) => compactionsFolding(connection, compactionId),
     compactionCovering: (query) => compactionCovering(connection, query),

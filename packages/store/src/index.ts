@@ -3,6 +3,7 @@
 // load-engine.ts), and copying a ledger between stores. The contract an engine must pass is the
 // `@agent-ledger/store/contract` entry.
 
+export { mergedChainRanges } from './chain-ranges.ts';
 export type { CopyLedgerCounts, CopyLedgerOptions, CopyLedgerProgress, CopyLedgerStage } from './copy-ledger.ts';
 export { copyLedger } from './copy-ledger.ts';
 export type {
@@ -73,6 +74,7 @@ export type {
   AppendOutcome,
   AppendToSession,
   ChainPageQuery,
+  ChainRange,
   CoveringCompactionQuery,
   LineStart,
   LineStartQuery,

@@ -63,6 +63,7 @@ export const STORE_OPERATION_NAMES = [
   'turnWithCompaction',
   'lineStart',
   'chainPage',
+  'chainRanges',
   'appendToSession',
   'compactionsFolding',
   'compactionCovering',

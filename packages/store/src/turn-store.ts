@@ -33,6 +33,13 @@ export interface ChainPageQuery {
   limit?: number;
 }
 
+/** A stretch of one session's own turns, depths inclusive. */
+export interface ChainRange {
+  sessionId: string;
+  fromDepth: number;
+  toDepth: number;
+}
+
 export interface CoveringCompactionQuery {
   sessionId: string;
   /** The depth of the turn to cover. */
@@ -103,6 +110,11 @@ export interface TurnStore {
   getTurns(turnIds: readonly string[]): Promise<Map<string, StoredTurn>>;
   /** A session's own turns with depth in [fromDepth, toDepth]. */
   chainPage(query: ChainPageQuery): Promise<StoredTurn[]>;
+  /**
+   * The turns in every range, each once, by session then depth: the stretches around many search
+   * hits in one round trip, where a chainPage per stretch paid one each (recall's neighbours).
+   */
+  chainRanges(ranges: readonly ChainRange[]): Promise<StoredTurn[]>;
   /**
    * Inserts the turns and moves the session head from `expectedHeadTurnId` to the last of them, in
    * one atomic step: on another engine a conditional UPDATE in the same transaction as the insert.
