@@ -58,7 +58,7 @@ Options:
   --min-relevance X     hybrid: leave out matches scoring under X × the best bm25 score, 0–1 (default: the ledger's, 0)
   --db-server URL      run on PostgreSQL: each ledger in a fresh database made next to the one URL names
                         (postgres://user@host:port/db; the user may CREATE DATABASE), dropped once scored
-  --recall SETTINGS     hybrid: recall settings as name=value,… (neighbours, neighbourShare, feedbackTerms,
+  --recall SETTINGS     hybrid: recall settings as name=value,… (neighbours, neighbourShare, neighbourMatches, feedbackTerms,
                         feedbackFrom, feedbackWeight, candidates, speakerWeight, dateWeight, packing=value|density;
                         default: the ledger's)
   --forest SETTINGS     union-find and hybrid: forest settings as name=value,… (mergeThreshold, maxClusters,
@@ -277,6 +277,7 @@ export function parseEvalArguments(argv: readonly string[]): EvalArguments {
 const RECALL_NUMBERS = [
   'neighbours',
   'neighbourShare',
+  'neighbourMatches',
   'neighbourLengthRatio',
   'feedbackTerms',
   'feedbackFrom',

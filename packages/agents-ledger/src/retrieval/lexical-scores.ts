@@ -6,7 +6,7 @@
 import type { StoredTurn } from '@agent-ledger/store';
 import type { LedgerContext } from '../ledger-context.ts';
 import type { ChainSegment } from '../store/chain.ts';
-import { readTurnRowsById } from '../store/turns-by-id.ts';
+import type { TurnRowReader } from '../store/turns-by-id.ts';
 import { type NamedDate, namedDates } from './date-terms.ts';
 import { indexedTurns, type LineMatch, matchOnLine, turnsHolding } from './line-matches.ts';
 import { feedbackTerms } from './query-terms.ts';
@@ -35,6 +35,8 @@ export interface LexicalRequest {
   tuning: LexicalTuning;
   /** Turns feedback does not read from (already in the context). */
   excluded: ReadonlySet<string>;
+  /** Where the matches' rows are read, shared with the rest of the ranking (each row read once). */
+  rows: TurnRowReader;
 }
 
 /** The matches read to learn who speaks on the line: a two-person chat shows both in a few. */
@@ -48,7 +50,7 @@ export async function lexicalScores(ledger: LedgerContext, request: LexicalReque
   const dates = tuning.dateWeight > 0 ? namedDates(request.query) : [];
   let terms = withoutDateWords(request.terms, dates);
   const first = await search(terms);
-  const speakers = tuning.speakerWeight > 0 ? await namedSpeakers(ledger, first, terms) : null;
+  const speakers = tuning.speakerWeight > 0 ? await namedSpeakers(request.rows, first, terms) : null;
   if (speakers) terms = speakers.topicTerms;
   let scores = relative(speakers ? await search(terms) : first, tuning.minRelevance);
   // The day's own best match is what the question asks about, however weak it is line-wide.
@@ -59,7 +61,7 @@ export async function lexicalScores(ledger: LedgerContext, request: LexicalReque
   }
   // Best first again: feedback reads the first matches.
   if (dates.length > 0) scores = new Map([...scores].sort((left, right) => right[1] - left[1]));
-  if (speakers) scores = await speakersValuedUp(ledger, scores, speakers.named, tuning.speakerWeight);
+  if (speakers) scores = await speakersValuedUp(request.rows, scores, speakers.named, tuning.speakerWeight);
   if (tuning.feedbackTerms > 0 && scores.size > 0) scores = await withFeedback(ledger, { ...request, terms }, scores);
   return scores;
 }
@@ -72,24 +74,23 @@ function withoutDateWords(terms: readonly string[], dates: readonly NamedDate[])
 }
 
 /** The speakers the query names among the authors of its first matches; null when it names none. */
-async function namedSpeakers(ledger: LedgerContext, matches: readonly LineMatch[], terms: readonly string[]) {
-  const rows = await readTurnRowsById(
-    ledger.store,
-    matches.slice(0, SPEAKER_SAMPLE).map((match) => match.turnId),
-  );
-  const authors = new Set([...rows.values()].map(authorOf).filter((author): author is string => author !== null));
+async function namedSpeakers(reader: TurnRowReader, matches: readonly LineMatch[], terms: readonly string[]) {
+  // Every match is read (the ranking reads them next anyway: one store call), the first few asked who speaks.
+  const rows = await reader.read(matches.map((match) => match.turnId));
+  const sample = matches.slice(0, SPEAKER_SAMPLE).map((match) => rows.get(match.turnId));
+  const authors = new Set(sample.map(authorOf).filter((author): author is string => author !== null));
   const split = splitSpeakerTerms(terms, authors);
   return split.named.size > 0 ? split : null;
 }
 
 /** A named speaker's own turns worth (1 + weight) times their score, best first again. */
 async function speakersValuedUp(
-  ledger: LedgerContext,
+  reader: TurnRowReader,
   scores: ReadonlyMap<string, number>,
   named: ReadonlySet<string>,
   weight: number,
 ): Promise<Map<string, number>> {
-  const rows = await readTurnRowsById(ledger.store, [...scores.keys()]);
+  const rows = await reader.read([...scores.keys()]);
   const valued = [...scores].map(([id, score]): [string, number] => {
     const author = authorOf(rows.get(id));
     return [id, author !== null && named.has(author) ? score * (1 + weight) : score];
@@ -111,7 +112,7 @@ async function withFeedback(
   const { segments, terms, tuning, excluded } = request;
   const limit = Math.min(500, Math.max(1, tuning.candidates));
   const first = [...scores.keys()].filter((id) => !excluded.has(id)).slice(0, tuning.feedbackFrom);
-  const rows = await readTurnRowsById(ledger.store, first);
+  const rows = await request.rows.read(first);
   const added = await feedbackTerms({
     texts: first.map((id) => rows.get(id)?.searchText ?? ''),
     queryTerms: terms,

@@ -8,12 +8,12 @@
 // and `[id speaker]` per turn, so a date and a speaker cost a few tokens, not twenty per turn.
 
 import { InvalidInputError, type NormalTurn } from '@agent-ledger/core';
-import type { StoredTurn, StoreOperations } from '@agent-ledger/store';
+import type { ChainRange, StoredTurn, StoreOperations } from '@agent-ledger/store';
 import type { LedgerContext } from '../ledger-context.ts';
 import { readSessionLine, type SessionLine } from '../line/session-line.ts';
 import type { ChainSegment } from '../store/chain.ts';
 import { turnFromRow } from '../store/row-mapping.ts';
-import { readTurnRowsById } from '../store/turns-by-id.ts';
+import { type TurnRowReader, turnRowReader } from '../store/turns-by-id.ts';
 import { lexicalScores } from './lexical-scores.ts';
 import { queryTerms } from './query-terms.ts';
 import { datedLineTokens, RECALL_HEADER, type RecalledTurn, recalledLineTokens, renderRecalled } from './render-recalled.ts';
@@ -35,6 +35,11 @@ export interface RecallTuning {
   neighbours?: number;
   /** A neighbour's value as a share of its match's (per step away). */
   neighbourShare?: number;
+  /**
+   * Only the best this many matches bring their neighbours (0: every match): a neighbour of a weak
+   * match is worth less still and is rarely packed, while reading it cost a row for every match.
+   */
+  neighbourMatches?: number;
   /**
    * A neighbour longer than this many times its match is valued down in proportion (0: off): a
    * 600-token reply beside an 80-token match is mostly about something else.
@@ -77,6 +82,7 @@ export const DEFAULT_RECALL_TUNING: Required<RecallTuning> = {
   feedbackWeight: 0.5,
   neighbours: 2,
   neighbourShare: 0.7,
+  neighbourMatches: 0,
   neighbourLengthRatio: 2,
   packing: 'value',
   speakerWeight: 0.5,
@@ -121,6 +127,7 @@ export async function rankRecall(
   const terms = queryTerms(options.query);
   if (terms.length === 0 && !options.semantic) return [];
   const limit = Math.min(500, Math.max(1, tuning.candidates));
+  const rows = turnRowReader(store);
 
   let scores =
     terms.length === 0
@@ -131,6 +138,7 @@ export async function rankRecall(
           terms,
           tuning,
           excluded: options.excludeTurnIds ?? new Set<string>(),
+          rows,
         });
   if (options.semantic) {
     const lexical = [...scores].sort((left, right) => right[1] - left[1]).map(([id]) => id);
@@ -143,7 +151,7 @@ export async function rankRecall(
   }
   if (scores.size === 0) return [];
 
-  const candidates = await withNeighbours({ store, segments, atDepth: at.depth }, scores, tuning);
+  const candidates = await withNeighbours({ store, rows, segments, atDepth: at.depth }, scores, tuning);
   return [...candidates.values()]
     .filter((candidate) => candidate.row.turnType === 'normal')
     .map((candidate) => {
@@ -209,17 +217,19 @@ function requireBudget(budget: unknown): number {
 /** Where recall reads: the line's segments up to the turn it answers at. */
 interface RecallLine {
   store: StoreOperations;
+  /** The matches' rows, read once for the whole ranking. */
+  rows: TurnRowReader;
   segments: readonly ChainSegment[];
   atDepth: number;
 }
 
 /** The matches and the turns beside them, each valued (a neighbour at a share of its match). */
 async function withNeighbours(
-  { store, segments, atDepth }: RecallLine,
+  recallLine: RecallLine,
   scores: ReadonlyMap<string, number>,
   tuning: Required<RecallTuning>,
 ): Promise<Map<string, Candidate>> {
-  const rows = await readTurnRowsById(store, [...scores.keys()]);
+  const rows = await recallLine.rows.read([...scores.keys()]);
   const candidates = new Map<string, Candidate>();
   const offer = (row: StoredTurn, value: number) => {
     const known = candidates.get(row.id);
@@ -230,13 +240,15 @@ async function withNeighbours(
     if (row) offer(row, score);
   }
   if (tuning.neighbours <= 0) return candidates;
+  const best = [...scores].sort((left, right) => right[1] - left[1]);
+  const bringing = tuning.neighbourMatches > 0 ? best.slice(0, tuning.neighbourMatches) : best;
   const line = await normalTurnsNear(
-    { store, segments, atDepth },
-    [...rows.values()].map((row) => row.depth),
+    recallLine,
+    bringing.flatMap(([id]) => rows.get(id)?.depth ?? []),
     tuning.neighbours,
   );
   const position = new Map(line.map((row, index) => [row.id, index]));
-  for (const [id, score] of scores) {
+  for (const [id, score] of bringing) {
     const index = position.get(id);
     if (index === undefined) continue;
     const depth = (line[index] as StoredTurn).depth;
@@ -258,15 +270,19 @@ async function withNeighbours(
 /** Compactions that may sit between two neighbouring turns (one per threshold crossing). */
 const COMPACTIONS_BETWEEN = 2;
 
-/** Wanted depths further apart than this are read separately; closer ones in one range (the few between too). */
-const READ_GAP = 16;
+/**
+ * Wanted depths this close are read as one range. Ranges cost nothing apart (one call reads them
+ * all), so only touching ones join: every row read beyond the wanted ones is decoded for nothing.
+ */
+const READ_GAP = 1;
 
 /**
  * The normal turns within `reach` (plus room for compactions) of any of `depths` on the line, never
- * past `atDepth`, oldest first: one ranged read per cluster of matches, whatever the line's length.
+ * past `atDepth`, oldest first: one store call for every cluster of matches, whatever the line's
+ * length or the number of matches (a call per cluster was 20 round trips for a common word).
  */
 async function normalTurnsNear(
-  { store, segments, atDepth }: RecallLine,
+  { store, segments, atDepth }: Omit<RecallLine, 'rows'>,
   depths: readonly number[],
   reach: number,
 ): Promise<StoredTurn[]> {
@@ -277,26 +293,19 @@ async function normalTurnsNear(
       if (near >= 0 && near <= atDepth) wanted.add(near);
     }
   }
-  const rows: StoredTurn[] = [];
+  const ranges: ChainRange[] = [];
   for (const segment of segments) {
     const mine = [...wanted]
       .filter((depth) => depth >= segment.fromDepth && depth <= segment.toDepth)
       .sort((left, right) => left - right);
-    let index = 0;
-    while (index < mine.length) {
-      const fromDepth = mine[index] as number;
-      let toDepth = fromDepth;
-      while (index + 1 < mine.length && (mine[index + 1] as number) - toDepth <= READ_GAP) {
-        index += 1;
-        toDepth = mine[index] as number;
-      }
-      index += 1;
-      for (const row of await store.chainPage({ sessionId: segment.sessionId, fromDepth, toDepth })) {
-        if (wanted.has(row.depth)) rows.push(row);
-      }
+    for (const depth of mine) {
+      const last = ranges.at(-1);
+      if (last && last.sessionId === segment.sessionId && depth - last.toDepth <= READ_GAP) last.toDepth = depth;
+      else ranges.push({ sessionId: segment.sessionId, fromDepth: depth, toDepth: depth });
     }
   }
-  return rows.filter((row) => row.turnType === 'normal').sort((left, right) => left.depth - right.depth);
+  const rows = ranges.length === 0 ? [] : await store.chainRanges(ranges);
+  return rows.filter((row) => wanted.has(row.depth) && row.turnType === 'normal').sort((left, right) => left.depth - right.depth);
 }
 
 function definedOnly(options: RecallTuning): RecallTuning {
