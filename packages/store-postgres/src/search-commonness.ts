@@ -3,10 +3,18 @@
 // statement (search-statistics.ts), so that a search learns its common words and its words' bm25
 // statistics in one round trip. The count of a word also tells how many of the rows it read each
 // index holds: a rare word's count in each index is read from it instead of being counted again.
+// A word the store already knows common (search-known-common.ts) is not counted: its row is constants.
 
 import { COMMON_WORD_ROWS } from '@agent-ledger/store';
 import type { SearchSource } from './search-source.ts';
 import type { SqlParameters } from './sql-parameters.ts';
+
+/** How the population clauses bind their values, and which words (by place) are known common already. */
+export interface PopulationOptions {
+  parameters: SqlParameters;
+  /** True for a word known held by more than COMMON_WORD_ROWS rows of the population (knownCommonRow). */
+  knownCommon: (word: number) => boolean;
+}
 
 /** The one-row WITH clause the statement's other clauses join (as `p`) to read the counts. */
 export const WORD_COUNTS = 'word_counts';
@@ -18,9 +26,14 @@ export const WORD_COUNTS = 'word_counts';
  * `common` (more than COMMON_WORD_ROWS rows hold the word, or it has no lexeme: it matches nothing
  * and weighs nothing, so it never ranks), `all_common`, `n` (the rows read) and `k0`, `k1`, … per
  * kind. A kind's rows are among the population's (the turn type searched, or both types), so while
- * `n` is at most COMMON_WORD_ROWS, `k` is the word's exact count in that kind.
+ * `n` is at most COMMON_WORD_ROWS, `k` is the word's exact count in that kind. A word known common
+ * is read from no table (knownCommonRow).
  */
-export function populationClauses(source: SearchSource, tsqueries: readonly string[], parameters: SqlParameters): string {
+export function populationClauses(
+  source: SearchSource,
+  tsqueries: readonly string[],
+  { parameters, knownCommon }: PopulationOptions,
+): string {
   const { table, alias } = source;
   const population = source.population(parameters);
   const flags = source.kinds.map((kind, at) => {
@@ -29,6 +42,7 @@ export function populationClauses(source: SearchSource, tsqueries: readonly stri
   });
   const kindCounts = source.kinds.map((_, at) => `count(*) FILTER (WHERE w.k${at})::float8 AS k${at}`);
   const counts = tsqueries.map((tsquery, word) => {
+    if (knownCommon(word)) return knownCommonRow(word, source.kinds.length);
     // numnode(…) > 0 has no column: PostgreSQL checks it once, before reading any row.
     const where = [`numnode(${tsquery}) > 0`, `${alias}.search_vector @@ ${tsquery}`, ...population];
     return (
@@ -43,6 +57,17 @@ export function populationClauses(source: SearchSource, tsqueries: readonly stri
     `array_agg(common ORDER BY word) AS common, bool_and(common) AS all_common, array_agg(n ORDER BY word) AS n${kindArrays} ` +
     'FROM population)'
   );
+}
+
+/**
+ * The population row of a word known common (search-known-common.ts), read from no table: common,
+ * COMMON_WORD_ROWS + 1 rows read (as its count would stop), and no per-kind counts, so that
+ * countFromPopulation counts a kind itself (exactly what it does for a common word whose rows read
+ * were not all of one kind) where the word ranks.
+ */
+function knownCommonRow(word: number, kinds: number): string {
+  const kindCounts = Array.from({ length: kinds }, (_, at) => `, NULL::float8 AS k${at}`).join('');
+  return `SELECT ${word} AS word, true AS common, ${COMMON_WORD_ROWS + 1}::float8 AS n${kindCounts}`;
 }
 
 /** SQL true when the word at `word` ranks: it is not common, or every word is (search-tsquery.ts rankingWords). */
@@ -62,5 +87,9 @@ export function countFromPopulation(word: number, at: number, ownCount: string):
   );
 }
 
-/** The `common` column of the statistics statement: each word's commonness, in the words' order. */
-export const COMMON_COLUMN = 'p.common AS common';
+/**
+ * The population's columns of the statistics statement's row of kind `at`: each word's commonness,
+ * the rows its count read and how many of them kind `at` holds, in the words' order (the last two
+ * teach search-known-common.ts).
+ */
+export const populationColumns = (at: number) => `p.common AS common, p.n AS "populationRows", p.k${at} AS "kindRows"`;

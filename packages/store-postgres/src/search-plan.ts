@@ -65,8 +65,9 @@ function rankWeights(
  * RANKED_ROWS rows hold every word, each word is common (RANKED_ROWS >= COMMON_WORD_ROWS), and the
  * newest rows are ranked by every word, weighed among them (the least common alone when all are
  * common: leastCommonOnly). Otherwise one statement (search-statistics.ts) tells which words are
- * common (counted up to COMMON_WORD_ROWS + 1 rows each: they leave the ranking, or the any-word
- * match) and the weights of those that rank.
+ * common (counted up to COMMON_WORD_ROWS + 1 rows each, unless the store knows them common already:
+ * search-known-common.ts; they leave the ranking, or the any-word match) and the weights of those
+ * that rank.
  */
 export async function planSearch(db: PgExecutor, match: SearchMatch, source: SearchSource): Promise<SearchPlan | undefined> {
   if ('advanced' in match) {

@@ -2,13 +2,15 @@
 // for SQLite: how many rows each index holds (turns and compaction summaries apart, as SQLite's two
 // indexes; events), their average length, and how many hold each ranking word, over the whole table
 // and never the search's filters (FTS5's bm25 reads its whole index), in the same statement as the
-// words' commonness (search-commonness.ts) when the plan needs it. The bm25 itself is
-// @agent-ledger/store's (search-bm25.ts); search-ranking.ts sums it in SQL.
+// words' commonness (search-commonness.ts) when the plan needs it; a word the store knows common
+// (search-known-common.ts) is not counted again, and what the statement counts teaches it. The
+// bm25 itself is @agent-ledger/store's (search-bm25.ts); search-ranking.ts sums it in SQL.
 
 import { bm25Idf, COMMON_WORD_ROWS } from '@agent-ledger/store';
 import type { PgExecutor } from './pg-executor.ts';
 import { SEARCH_CONFIGURATION } from './schema.ts';
-import { COMMON_COLUMN, countFromPopulation, populationClauses, WORD_COUNTS, wordRanks } from './search-commonness.ts';
+import { countFromPopulation, populationClauses, populationColumns, WORD_COUNTS, wordRanks } from './search-commonness.ts';
+import { type KnownCommon, knownCommonWords } from './search-known-common.ts';
 import type { RankedKind, SearchSource } from './search-source.ts';
 import { withoutNul } from './search-tsquery.ts';
 import { SqlParameters } from './sql-parameters.ts';
@@ -46,7 +48,10 @@ interface KindCounts {
   averageLength: number | null;
   /** Each word's commonness, in the words' order (only when the statement counted it). */
   common?: boolean[];
-  [count: string]: number | boolean[] | null | undefined;
+  /** The rows each word's population count read, and how many of them this kind holds (ditto). */
+  populationRows?: Array<number | null>;
+  kindRows?: Array<number | null>;
+  [count: string]: number | Array<boolean | number | null> | null | undefined;
 }
 
 /**
@@ -73,6 +78,8 @@ interface KindStatement {
   knownRows: number;
   /** The statement counts the words' commonness first (search-commonness.ts): their counts are read there. */
   population: boolean;
+  /** True for a word (by place) known held by more than COMMON_WORD_ROWS rows of this kind: its count is that. */
+  knownCommon: (word: number) => boolean;
 }
 
 /**
@@ -117,14 +124,17 @@ function kindCounts(statement: KindStatement, at: number, parameters: SqlParamet
     // a word the sample shows common would fill a bitmap of all its rows to count 1,001 of them
     // (-1: not counted, scaled from the sample). PostgreSQL runs a CASE branch's subquery only when taken.
     const common = `greatest(c.rows, e.estimate) * f.s${index} / greatest(f.sampled, 1) > ${COMMON_WORD_ROWS}`;
-    const ownCount = `(SELECT count(*) FROM (SELECT 1 FROM ${table} ${alias} WHERE ${holding} LIMIT ${COMMON_WORD_ROWS + 1}) w)`;
+    // A word known common in this kind would count COMMON_WORD_ROWS + 1 rows: that number, unread.
+    const ownCount = statement.knownCommon(index)
+      ? `${COMMON_WORD_ROWS + 1}`
+      : `(SELECT count(*) FROM (SELECT 1 FROM ${table} ${alias} WHERE ${holding} LIMIT ${COMMON_WORD_ROWS + 1}) w)`;
     const count = statement.population ? countFromPopulation(index, at, ownCount) : ownCount;
     return [
       `f.s${index}`,
       `(CASE WHEN c.rows <= ${STATISTICS_ROWS} OR ${common} THEN -1 ELSE ${count} END)::float8 AS c${index}`,
     ];
   });
-  if (statement.population) wordColumns.push(COMMON_COLUMN);
+  if (statement.population) wordColumns.push(populationColumns(at));
   const averageLength =
     `(CASE WHEN c.rows = ${parameters.add(knownRows)} THEN NULL ELSE ` +
     `(SELECT coalesce(avg(${VECTOR_LENGTH('s.v')}), 0) FROM ${sample} s) END)::float8 AS "averageLength"`;
@@ -172,19 +182,25 @@ export async function wordStatistics(
   const averages = averagesOf(db);
   const keyOf = (kind: RankedKind) => `${table}\u0000${kind.kind}`;
   const plain = words.map(withoutNul);
+  const known = knownCommonWords(db, source);
+  const knownCommon = plain.map((word) => known.inPopulation(word));
+  // Every word known common: the count would tell nothing new (each common, all_common, every word
+  // ranking and its kinds counted as without a population), so none is counted.
+  const allKnown = commonness && knownCommon.every(Boolean);
+  const counting = commonness && !allKnown;
   const tsqueries = plain.map((word) => `phraseto_tsquery('${SEARCH_CONFIGURATION}'::regconfig, ${parameters.add(word)})`);
-  const population = commonness ? `WITH ${populationClauses(source, tsqueries, parameters)} ` : '';
-  const selects = kinds.map((kind, at) =>
-    kindCounts(
-      { table, alias, kind, tsqueries, knownRows: averages.get(keyOf(kind))?.rows ?? -1, population: commonness },
-      at,
-      parameters,
-    ),
-  );
+  const population = counting
+    ? `WITH ${populationClauses(source, tsqueries, { parameters, knownCommon: (word) => knownCommon[word] === true })} `
+    : '';
+  const selects = kinds.map((kind, at) => {
+    const knownRows = averages.get(keyOf(kind))?.rows ?? -1;
+    const inKind = (word: number) => known.inKind(at, plain[word] ?? '');
+    return kindCounts({ table, alias, kind, tsqueries, knownRows, population: counting, knownCommon: inKind }, at, parameters);
+  });
   // A WITH before one parenthesized select that has its own WITH would be two WITH clauses of one select.
-  const sql = commonness ? `${population}SELECT * FROM (${selects.join(' UNION ALL ')}) k` : selects.join(' UNION ALL ');
+  const sql = counting ? `${population}SELECT * FROM (${selects.join(' UNION ALL ')}) k` : selects.join(' UNION ALL ');
   const found = await db.query<KindCounts>(sql, parameters.values);
-  const common = new Set<string>();
+  const common = new Set<string>(allKnown ? words : []);
   const flags = (found[0]?.common ?? []) as boolean[];
   words.forEach((word, index) => {
     if (flags[index] === true) common.add(word);
@@ -195,6 +211,9 @@ export async function wordStatistics(
     if (counts.averageLength !== null) averages.set(keyOf(kind), { rows: counts.rows, averageLength });
     return { kind, counts, averageLength };
   });
+  // In the kinds' order (the statement's rows come in any order).
+  const countsByKind = perKind.map(({ counts }) => counts);
+  learnCommonWords(known, plain, countsByKind);
   const weightsOf = (ranking: readonly string[]) =>
     perKind.flatMap(({ kind, counts, averageLength }) =>
       ranking.map((word, position) => {
@@ -204,6 +223,19 @@ export async function wordStatistics(
       }),
     );
   return { common, weightsOf };
+}
+
+/**
+ * Teaches `known` what the statement counted: the rows each word's population count read, and per
+ * kind the most rows a count showed holding the word (its share of the population's rows, or its
+ * own count `c`; -1 or null where not counted). Both stop one row past COMMON_WORD_ROWS, so a
+ * count past it is exact evidence.
+ */
+function learnCommonWords(known: KnownCommon, plain: readonly string[], countsByKind: readonly KindCounts[]): void {
+  const kindRows = countsByKind.map((counts) =>
+    plain.map((_, index) => Math.max(Number(counts.kindRows?.[index] ?? -1), Number(counts[`c${index}`] ?? -1))),
+  );
+  known.learn({ words: plain, populationRows: countsByKind[0]?.populationRows, kindRows });
 }
 
 /**
