@@ -114,6 +114,20 @@ for (const { engine, title, skip } of engines()) {
       expect(indexes(anyWord)).toEqual([RARE_OLD]);
     });
 
+    it('rare words that match nothing here leave the common words to find the newest matches, not nothing', async () => {
+      // "zebra" is in no turn; "okapi" is, but in another session than the one searched.
+      const absent = await ledger.search('zebra gecko', { view: 'raw', limit: 5, anyWord: true });
+      expect(indexes(absent.hits)[0]).toBe(BEST_NEW);
+      expect(indexes(absent.hits).every((index) => index >= OLDEST_RANKED)).toBe(true);
+      const elsewhere = await ledger.createSession();
+      await ledger.appendTurns(elsewhere.id, [{ role: 'user', content: 'a walrus and an okapi' }]);
+      const scoped = await allHits(ledger, 'walrus shed gecko', { view: 'raw', limit: 200, anyWord: true, sessionId });
+      expect(scoped).toHaveLength(1000);
+      expect(indexes(scoped).every((index) => index >= OLDEST_RANKED)).toBe(true);
+      // Where a rare word does match, the common words still stay out.
+      expect(indexes((await ledger.search('walrus gecko', { view: 'raw', anyWord: true })).hits)).toEqual([-1]);
+    });
+
     it('a search with few matches pages through every one of them once, old or new', async () => {
       const hits = await allHits(ledger, 'quokka', { view: 'raw', limit: 3 });
       expect(indexes(hits).sort((left, right) => left - right)).toEqual([...FEW].sort((left, right) => left - right));

@@ -97,8 +97,24 @@ export async function planSearch(db: PgExecutor, match: SearchMatch, source: Sea
   }
   const read = await statistics();
   const expression = anyWordExpression(words, read.common);
-  const newest = bounded(await newestMatches(db, expression, source));
+  const found = await newestMatches(db, expression, source);
+  const common = words.filter((word) => read.common.has(word));
+  // The rare words match nothing under the filters (absent from this line, or a typo): the common
+  // words are all the query has left, rather than no result at all.
+  if (found.length === 0 && common.length > 0 && common.length < words.length) return commonWordsPlan(db, common, source);
+  const newest = bounded(found);
   return { expression, newest, weights: rankWeights(read, expression, newest) };
+}
+
+/**
+ * The plan of an any-word search by common words alone: their newest matches, ranked by the least
+ * common of them (leastCommonOnly), as when every word of a query is common; SQLite's plan is the same.
+ */
+async function commonWordsPlan(db: PgExecutor, common: readonly string[], source: SearchSource): Promise<SearchPlan> {
+  const expression = anyWordExpression(common, new Set(common));
+  const newest = bounded(await newestMatches(db, expression, source));
+  const statistics = await wordStatistics(db, { source, words: common, commonness: false });
+  return { expression, newest, weights: leastCommonOnly(statistics.weightsOf(expression.rank.words ?? [])) };
 }
 
 /**

@@ -103,5 +103,28 @@ export function planSearch(connection: SqliteConnection, match: SearchMatch, sou
     }
   }
   const common = commonWords(connection, { words, indexes: source.indexes });
-  return boundedPlan(connection, { expression: anyWordExpression(words, common), words, common }, source);
+  const rare = anyWordExpression(words, common);
+  // The rare words match nothing under the filters (absent from this line, or a typo): the common
+  // words are all the query has left, rather than no result at all.
+  if (common.size > 0 && common.size < words.length && !anyMatch(connection, rare.match, source)) {
+    return commonWordsPlan(
+      connection,
+      words.filter((word) => common.has(word)),
+      source,
+    );
+  }
+  return boundedPlan(connection, { expression: rare, words, common }, source);
+}
+
+/**
+ * The plan of an any-word search by common words alone: their newest matches, ranked by the least
+ * common of them (bm25 by every common word would walk each one's whole list), as when every word
+ * of a query is common.
+ */
+function commonWordsPlan(connection: SqliteConnection, common: readonly string[], source: SearchSource): SearchPlan {
+  const every = new Set(common);
+  const plan = boundedPlan(connection, { expression: anyWordExpression(common, every), words: common, common: every }, source);
+  if (plan.newest !== null || common.length < 2) return plan;
+  const least = leastCommonWord(connection, { words: common, indexes: source.indexes, rows: source.rows });
+  return { expression: { match: plan.expression.match, rank: wordLiteral(least) }, newest: null };
 }
