@@ -33,6 +33,7 @@ export function turnContract(subject: StoreUnderTest): void {
     sessionRowCases(open);
     turnAppendCases(open);
     chainReadCases(open);
+    chainRangesCases(open);
     lineStartCases(open);
     lineReadCases(open);
     eventCitationCases(open);
@@ -180,33 +181,6 @@ function chainReadCases(open: OpenStore): void {
     expect(hasChildren).toBe(false);
   });
 
-  it('reads many ranges of several sessions at once, each turn once, as chainPage reads each', async () => {
-    const store = await open();
-    const turns = await sessionWithTurns(store, 's', 12);
-    await store.insertSession(sessionRecord('f', { parentSessionId: 's', forkedFromTurnId: 's-t4', headTurnId: 's-t4' }));
-    await appendRows(store, 'f', turns[4] as TurnRecord, [turnRecord('f-1', 'f', turns[4] as TurnRecord)]);
-    const ranges = [
-      { sessionId: 's', fromDepth: 9, toDepth: 20 },
-      { sessionId: 'f', fromDepth: 0, toDepth: 9 },
-      { sessionId: 's', fromDepth: 1, toDepth: 3 },
-      // Overlapping and touching ranges, an empty one and one past the end read nothing twice.
-      { sessionId: 's', fromDepth: 2, toDepth: 4 },
-      { sessionId: 's', fromDepth: 5, toDepth: 5 },
-      { sessionId: 's', fromDepth: 8, toDepth: 7 },
-      { sessionId: 'none', fromDepth: 0, toDepth: 9 },
-    ];
-    const read = await store.chainRanges(ranges);
-    expect(read.map((row) => row.id)).toEqual(['f-1', 's-t1', 's-t2', 's-t3', 's-t4', 's-t5', 's-t9', 's-t10', 's-t11']);
-    // Every row (hasChildren too, even at a range's end or a fork point) is what chainPage reads.
-    for (const row of read) {
-      const [alone] = await store.chainPage({ sessionId: row.sessionId, fromDepth: row.depth, toDepth: row.depth });
-      expect(row).toEqual(alone);
-    }
-    expect(read.find((row) => row.id === 's-t4')?.hasChildren).toBe(true);
-    expect(read.find((row) => row.id === 's-t11')?.hasChildren).toBe(false);
-    expect(await store.chainRanges([])).toEqual([]);
-  });
-
   it('derives hasChildren: the session goes on past a turn, or a fork made at it has turns of its own', async () => {
     const store = await open();
     const turns = await sessionWithTurns(store, 's', 3);
@@ -307,5 +281,35 @@ function eventCitationCases(open: OpenStore): void {
     expect(await store.eventIdsByTurn(['t', 'other'])).toEqual(new Map([['t', ['e1']]]));
     expect(await store.turnsCitingEvent('e1')).toEqual(['t']);
     expect(await store.missingEventIds(['e1', 'e-none'])).toEqual(['e-none']);
+  });
+}
+
+/** Reading many stretches of lines at once (recall's neighbours). */
+function chainRangesCases(open: OpenStore): void {
+  it('reads many ranges of several sessions at once, each turn once, as chainPage reads each', async () => {
+    const store = await open();
+    const turns = await sessionWithTurns(store, 's', 12);
+    await store.insertSession(sessionRecord('f', { parentSessionId: 's', forkedFromTurnId: 's-t4', headTurnId: 's-t4' }));
+    await appendRows(store, 'f', turns[4] as TurnRecord, [turnRecord('f-1', 'f', turns[4] as TurnRecord)]);
+    const ranges = [
+      { sessionId: 's', fromDepth: 9, toDepth: 20 },
+      { sessionId: 'f', fromDepth: 0, toDepth: 9 },
+      { sessionId: 's', fromDepth: 1, toDepth: 3 },
+      // Overlapping and touching ranges, an empty one and one past the end read nothing twice.
+      { sessionId: 's', fromDepth: 2, toDepth: 4 },
+      { sessionId: 's', fromDepth: 5, toDepth: 5 },
+      { sessionId: 's', fromDepth: 8, toDepth: 7 },
+      { sessionId: 'none', fromDepth: 0, toDepth: 9 },
+    ];
+    const read = await store.chainRanges(ranges);
+    expect(read.map((row) => row.id)).toEqual(['f-1', 's-t1', 's-t2', 's-t3', 's-t4', 's-t5', 's-t9', 's-t10', 's-t11']);
+    // Every row (hasChildren too, even at a range's end or a fork point) is what chainPage reads.
+    for (const row of read) {
+      const [alone] = await store.chainPage({ sessionId: row.sessionId, fromDepth: row.depth, toDepth: row.depth });
+      expect(row).toEqual(alone);
+    }
+    expect(read.find((row) => row.id === 's-t4')?.hasChildren).toBe(true);
+    expect(read.find((row) => row.id === 's-t11')?.hasChildren).toBe(false);
+    expect(await store.chainRanges([])).toEqual([]);
   });
 }
