@@ -203,13 +203,17 @@ export async function chainPage(
 
 /**
  * Every range's turns, each once, by session then depth: one statement whatever the number of
- * ranges (merged first), each range read along the (session, depth) index.
+ * ranges (merged first), each range read along the (session, depth) index. The LATERAL subquery
+ * with a LIMIT the range sets makes that plan the only one: as a plain join, the generic plan of
+ * the prepared statement hashed the ranges and read the whole table (68 ms for 965 rows of a
+ * 10k-turn history, against 5 ms).
  */
 const CHAIN_RANGES = named(
   'chain_ranges',
   `SELECT ${TURN_FIELDS}, ${pageHasChildren('lead(t.depth) OVER (PARTITION BY t.session_id ORDER BY t.depth)')} ` +
     'FROM unnest($1::text[], $2::bigint[], $3::bigint[]) AS r (session_id, from_depth, to_depth) ' +
-    'JOIN agent_turns t ON t.session_id = r.session_id AND t.depth BETWEEN r.from_depth AND r.to_depth ' +
+    'CROSS JOIN LATERAL (SELECT * FROM agent_turns x WHERE x.session_id = r.session_id ' +
+    'AND x.depth BETWEEN r.from_depth AND r.to_depth ORDER BY x.depth LIMIT r.to_depth - r.from_depth + 1) t ' +
     'ORDER BY t.session_id, t.depth',
 );
 
