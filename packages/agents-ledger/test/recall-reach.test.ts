@@ -51,4 +51,26 @@ describe('recall reach', () => {
     expect(await recalled(1)).not.toContain(ids[3]);
     expect(await recalled()).toContain(ids[3]);
   });
+
+  it('brings neighbours for the best neighbourMatches matches only', async () => {
+    expect(DEFAULT_RECALL_TUNING.neighbourMatches).toBe(100);
+    const session = await temp.ledger.createSession();
+    const line: string[] = [];
+    const say = async (text: string) => line.push((await temp.ledger.appendTurn(session.id, { role: 'user', content: text })).id);
+    await say('the quokka quokka took the ferry');
+    for (let index = 0; index < 8; index += 1) await say(`unrelated chatter number ${index}`);
+    await say('a quokka again');
+    await say('it ate forty-two leaves');
+    for (let index = 0; index < 8; index += 1) await say(`more chatter number ${index}`);
+    const recalled = async (neighbourMatches: number) =>
+      (
+        await recallTurns(context, line.at(-1) as string, { query: 'quokka', budgetTokens: 2_000, neighbourMatches })
+      ).pieces.flatMap((piece) => piece.turnIds);
+    // Two matches, far apart: the weaker one's reply comes only when it may bring neighbours.
+    const [weaker, reply] = [line[9], line[10]];
+    expect(await recalled(1)).toContain(weaker);
+    expect(await recalled(1)).not.toContain(reply);
+    expect(await recalled(2)).toContain(reply);
+    expect(await recalled(0)).toContain(reply);
+  });
 });

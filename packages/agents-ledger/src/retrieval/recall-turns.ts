@@ -36,8 +36,9 @@ export interface RecallTuning {
   /** A neighbour's value as a share of its match's (per step away). */
   neighbourShare?: number;
   /**
-   * Only the best this many matches bring their neighbours (0: every match): a neighbour of a weak
-   * match is worth less still and is rarely packed, while reading it cost a row for every match.
+   * Only the best this many matches bring their neighbours (0: every match, default 100): a
+   * neighbour of a weak match is worth less still and was never packed on the evaluation sets,
+   * while reading the neighbours of every match cost about nine rows a match.
    */
   neighbourMatches?: number;
   /**
@@ -82,7 +83,7 @@ export const DEFAULT_RECALL_TUNING: Required<RecallTuning> = {
   feedbackWeight: 0.5,
   neighbours: 2,
   neighbourShare: 0.7,
-  neighbourMatches: 0,
+  neighbourMatches: 100,
   neighbourLengthRatio: 2,
   packing: 'value',
   speakerWeight: 0.5,
