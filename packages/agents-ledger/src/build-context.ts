@@ -3,13 +3,20 @@
 // as many as the budget can hold), never the whole history.
 
 import { type CompactionTurn, InvalidInputError, type Message, type NormalTurn } from '@agent-ledger/core';
-import type { StoredTurn, StoreOperations } from '@agent-ledger/store';
+import type { StoreOperations } from '@agent-ledger/store';
 import { assembleContext, smallestMessages } from './context/assemble-context.ts';
 import { groupIntoUnits } from './context/turn-units.ts';
 import { type LedgerContext, strategyEnvironment } from './ledger-context.ts';
 import { rawSegments, readSessionLine, type SessionLine } from './line/session-line.ts';
 import type { RecallTuning } from './retrieval/recall-turns.ts';
-import { type ChainSegment, eventIdsOf, type KnownRows, readChain, readChainRangeNewestFirst } from './store/chain.ts';
+import {
+  type ChainSegment,
+  eventIdsOf,
+  type KnownRows,
+  type LineRow,
+  readChain,
+  readChainRangeNewestFirst,
+} from './store/chain.ts';
 import { turnFromRow } from './store/row-mapping.ts';
 import {
   type ContextSummary,
@@ -211,7 +218,7 @@ async function loadCandidates(
   segments: ChainSegment[],
   { budget, known }: { budget: number | undefined; known: KnownRows | undefined },
 ): Promise<NormalTurn[]> {
-  const normal = (rows: StoredTurn[]) =>
+  const normal = (rows: LineRow[]) =>
     rows.filter((row) => row.turnType === 'normal').map((row) => turnFromRow(row) as NormalTurn);
   if (budget === undefined) return normal(await readChain(store, segments, known));
   // Newest first until the budget is surely full, then on to the start of a tool exchange so the

@@ -86,8 +86,12 @@ export interface LineStart extends TurnWithCompaction {
    * kept turn's depth, else the depth after the compaction, else 0.
    */
   newestFromDepth: number;
-  /** The turn's own session's turns with depth in [newestFromDepth, turn.depth], newest first, at most newestLimit. */
-  newest: StoredTurn[];
+  /**
+   * The turn's own session's turns with depth in [newestFromDepth, turn.depth], newest first, at
+   * most newestLimit: every stored field but `searchText`. That is the search index's copy of a
+   * turn's text, which no context reads (it reads `content`); over a wire it was a third of the bytes.
+   */
+  newest: Array<Omit<StoredTurn, 'searchText'>>;
   /** Event ids cited by the turns of `newest` (turns citing none are absent). */
   newestEventIds: Map<string, string[]>;
 }

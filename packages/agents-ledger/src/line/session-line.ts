@@ -16,6 +16,7 @@ import {
   chainSegments,
   clipSegments,
   type KnownRows,
+  type LineRow,
   readChainRangeNewestFirst,
   requireSessionRow,
   requireTurnRow,
@@ -114,9 +115,12 @@ export function lineContextTokens(line: SessionLine): number {
   return compaction.tokenCount + turn.cumulativeTokens - firstKept.cumulativeTokens + firstKept.tokenCount;
 }
 
-/** The line's newest `count` turns (compactions included), newest first: one range read per segment touched. */
-export async function newestRows(store: StoreOperations, line: SessionLine, count: number): Promise<StoredTurn[]> {
-  const rows: StoredTurn[] = [];
+/**
+ * The line's newest `count` turns (compactions included), newest first: one range read per segment
+ * touched. Rows the line start brought come without `searchText` (LineRow).
+ */
+export async function newestRows(store: StoreOperations, line: SessionLine, count: number): Promise<LineRow[]> {
+  const rows: LineRow[] = [];
   for await (const page of readChainRangeNewestFirst(store, line.segments, { pageSize: count, known: line.known })) {
     rows.push(...page.slice(0, count - rows.length));
     if (rows.length >= count) break;

@@ -6,7 +6,7 @@
 // one ranged store read. Reads cost O(turns returned + forks), never O(history).
 
 import { SessionNotFoundError, TurnNotFoundError } from '@agent-ledger/core';
-import type { SessionRecord, StoredTurn, StoreOperations } from '@agent-ledger/store';
+import type { LineStart, SessionRecord, StoredTurn, StoreOperations } from '@agent-ledger/store';
 
 export interface ChainSegment {
   sessionId: string;
@@ -71,42 +71,50 @@ export function isOnChain(segments: ChainSegment[], ancestor: Pick<StoredTurn, '
   );
 }
 
+/** A turn as a line start's newest page holds it: every stored field but `searchText`. */
+export type LineRow = LineStart['newest'][number];
+
 /**
  * Every turn of one session with depth in [fromDepth, toDepth], newest first, already read (the
- * newest page a line start brings): range reads serve these from memory instead of the store.
+ * newest page a line start brings): range reads serve these from memory instead of the store, so
+ * a read given them yields LineRows (no `searchText`), one without them whole StoredTurns.
  */
-export interface KnownRows {
+export interface KnownRows<Row extends LineRow = LineRow> {
   sessionId: string;
   fromDepth: number;
   toDepth: number;
-  newestFirst: StoredTurn[];
+  newestFirst: Row[];
   /** Event ids the rows cite (rows citing none are absent). */
   eventIds: Map<string, string[]>;
 }
 
-export interface ChainReadOptions {
+export interface ChainReadOptions<Row extends LineRow = StoredTurn> {
   /** Turns per store read (default 500 oldest first, 200 newest first). */
   pageSize?: number;
   /** Rows read already: served from memory where a segment meets them. */
-  known?: KnownRows;
+  known?: KnownRows<Row>;
 }
 
 /** The known rows of `sessionId` with depth in [fromDepth, toDepth], newest first. */
-function knownBetween(known: KnownRows, fromDepth: number, toDepth: number): StoredTurn[] {
+function knownBetween<Row extends LineRow>(known: KnownRows<Row>, fromDepth: number, toDepth: number): Row[] {
   return known.newestFirst.filter((row) => row.depth >= fromDepth && row.depth <= toDepth);
 }
 
 /** `known` when it holds the turn of `sessionId` at `depth`. */
-function knownAt(known: KnownRows | undefined, sessionId: string, depth: number): KnownRows | undefined {
+function knownAt<Row extends LineRow>(
+  known: KnownRows<Row> | undefined,
+  sessionId: string,
+  depth: number,
+): KnownRows<Row> | undefined {
   return known && known.sessionId === sessionId && known.fromDepth <= depth && depth <= known.toDepth ? known : undefined;
 }
 
 /** The chain's turns whose depth lies in [fromDepth, toDepth], oldest first, in pages. */
-export async function* readChainRange(
+export async function* readChainRange<Row extends LineRow = StoredTurn>(
   store: StoreOperations,
   segments: ChainSegment[],
-  { pageSize = 500, known }: ChainReadOptions = {},
-): AsyncGenerator<StoredTurn[]> {
+  { pageSize = 500, known }: ChainReadOptions<Row> = {},
+): AsyncGenerator<Array<Row | StoredTurn>> {
   for (const segment of segments) {
     let next = segment.fromDepth;
     while (next <= segment.toDepth) {
@@ -130,18 +138,22 @@ export async function* readChainRange(
 }
 
 /** Every turn of the chain's segments, oldest first, in one array. */
-export async function readChain(store: StoreOperations, segments: ChainSegment[], known?: KnownRows): Promise<StoredTurn[]> {
-  const rows: StoredTurn[] = [];
+export async function readChain<Row extends LineRow = StoredTurn>(
+  store: StoreOperations,
+  segments: ChainSegment[],
+  known?: KnownRows<Row>,
+): Promise<Array<Row | StoredTurn>> {
+  const rows: Array<Row | StoredTurn> = [];
   for await (const page of readChainRange(store, segments, { known })) rows.push(...page);
   return rows;
 }
 
 /** The chain's turns in [fromDepth, toDepth], newest first, in pages: for readers that stop early. */
-export async function* readChainRangeNewestFirst(
+export async function* readChainRangeNewestFirst<Row extends LineRow = StoredTurn>(
   store: StoreOperations,
   segments: ChainSegment[],
-  { pageSize = 200, known }: ChainReadOptions = {},
-): AsyncGenerator<StoredTurn[]> {
+  { pageSize = 200, known }: ChainReadOptions<Row> = {},
+): AsyncGenerator<Array<Row | StoredTurn>> {
   for (const segment of [...segments].reverse()) {
     let next = segment.toDepth;
     while (next >= segment.fromDepth) {
@@ -171,7 +183,7 @@ export async function* readChainRangeNewestFirst(
 export async function eventIdsOf(
   store: StoreOperations,
   turnIds: readonly string[],
-  known?: KnownRows,
+  known?: KnownRows<LineRow>,
 ): Promise<Map<string, string[]>> {
   if (turnIds.length === 0) return new Map();
   if (known) {

@@ -7,11 +7,11 @@ import { FLAT } from '../strategies/flat/flat-strategy.ts';
 
 /**
  * `eventIds` are the events the turn cites; readers that show links pass them (see store/event-links.ts).
- * A row just written (a TurnRecord, no `hasChildren`) has no children yet. Each shape is one object
- * literal, no spread: on Node 20 spreading a row into a literal cost ~6 µs a turn, most of mapping a
- * page of 200 turns.
+ * A row just written (a TurnRecord, no `hasChildren`) has no children yet; `searchText` is not read
+ * (a line start's newest rows come without it). Each shape is one object literal, no spread: on
+ * Node 20 spreading a row into a literal cost ~6 µs a turn, most of mapping a page of 200 turns.
  */
-export function turnFromRow(row: StoredTurn | TurnRecord, eventIds: string[] = []): Turn {
+export function turnFromRow(row: Omit<StoredTurn, 'searchText'> | TurnRecord, eventIds: string[] = []): Turn {
   const hasChildren = 'hasChildren' in row ? row.hasChildren : false;
   const metadata = (row.metadata as Record<string, unknown> | null) ?? null;
   if (row.turnType === 'compaction') {

@@ -1,7 +1,8 @@
 // The line-start part of the store contract: `lineStart` returns exactly what its parts return
-// apart (turnWithCompaction, getSession, a newest-first chainPage from the first kept turn, and
-// eventIdsByTurn of that page), inside a transaction or not; and every chain page derives
-// `hasChildren` as a point read does, whatever the order, the limit or the forks.
+// apart (turnWithCompaction, getSession, a newest-first chainPage from the first kept turn without
+// its rows' searchText, and eventIdsByTurn of that page), inside a transaction or not, whatever the
+// limit and wherever the compaction lies; and every chain page derives `hasChildren` as a point
+// read does, whatever the order, the limit or the forks.
 
 import { expect, it } from 'vitest';
 import type { LedgerStore, StoreOperations, TurnRecord } from '../index.ts';
@@ -67,7 +68,13 @@ async function readApart(store: StoreOperations, turnId: string, sessionId: stri
     limit: newestLimit,
   });
   const newestEventIds = await store.eventIdsByTurn(newest.map((row) => row.id));
-  return { ...read, ...(session ? { session } : {}), newestFromDepth, newest, newestEventIds };
+  return {
+    ...read,
+    ...(session ? { session } : {}),
+    newestFromDepth,
+    newest: newest.map(({ searchText: _, ...row }) => row),
+    newestEventIds,
+  };
 }
 
 export function lineReadCases(open: OpenStore): void {
@@ -81,6 +88,9 @@ export function lineReadCases(open: OpenStore): void {
     expect(read?.newest.map((row) => row.depth)).toEqual([8, 7, 6, 5, 4, 3]);
     expect(read?.newestEventIds).toEqual(new Map([[head.id, ['e1']]]));
     expect(read?.session?.id).toBe('s');
+    // The page leaves searchText out (toEqual would let an undefined one pass); the line's own rows keep it.
+    expect(read?.newest.filter((row) => 'searchText' in row)).toEqual([]);
+    expect([read?.turn.searchText, read?.firstKept?.searchText]).toEqual(['turn n2', 'turn s-t3']);
     // A limit keeps the newest.
     expect((await store.lineStart({ turnId: head.id, newestLimit: 2 }))?.newest.map((row) => row.id)).toEqual(['n2', 'n1']);
     expect(await store.lineStart({ turnId: 'nope', newestLimit: 5 })).toBeUndefined();
@@ -136,5 +146,32 @@ export function lineReadCases(open: OpenStore): void {
         }
       }
     }
+  });
+
+  lineStartBoundsCases(open);
+}
+
+/** The page's bounds: every limit, and a compaction and first kept turn outside the turn's own session. */
+function lineStartBoundsCases(open: OpenStore): void {
+  it('reads the line start whatever the limit, and with the compaction in the session a fork came from', async () => {
+    const store = await open();
+    const { head } = await compactedLine(store);
+    // Limits that cut the page above the compaction (depth 6) and the first kept turn (depth 3), and 0.
+    for (const limit of [0, 1, 2, 3, 5, 6, 7, 50]) {
+      expect([limit, await store.lineStart({ turnId: head.id, newestLimit: limit })]).toEqual([
+        limit,
+        await readApart(store, head.id, undefined, limit),
+      ]);
+    }
+    // A fork at the head: its turns' newest compaction and first kept turn are the parent session's.
+    await store.insertSession(sessionRecord('f', { parentSessionId: 's', forkedFromTurnId: head.id, headTurnId: head.id }));
+    const forkFirst = turnRecord('f-1', 'f', head);
+    await appendRows(store, 'f', head, [forkFirst, turnRecord('f-2', 'f', forkFirst)]);
+    for (const limit of [0, 1, 200]) {
+      const read = await store.lineStart({ turnId: 'f-2', newestLimit: limit });
+      expect(read).toEqual(await readApart(store, 'f-2', undefined, limit));
+      expect([read?.compaction?.id, read?.firstKept?.id, read?.newestFromDepth]).toEqual(['c1', 's-t3', 3]);
+    }
+    expect((await store.lineStart({ turnId: 'f-2', newestLimit: 200 }))?.newest.map((row) => row.id)).toEqual(['f-2', 'f-1']);
   });
 }
