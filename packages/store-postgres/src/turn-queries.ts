@@ -41,8 +41,9 @@ export const TURN_FIELDS =
 /** A turn as read: its columns and whether anything continues from it. */
 export const TURN_COLUMNS =
   `${TURN_FIELDS}, ` +
-  '(EXISTS (SELECT 1 FROM agent_turns c WHERE c.session_id = t.session_id AND c.depth = t.depth + 1) ' +
-  ' OR EXISTS (SELECT 1 FROM agent_sessions f WHERE f.forked_from_turn_id = t.id AND f.head_turn_id IS DISTINCT FROM t.id)) ' +
+  // LIMIT 1 probes, not EXISTS: see pageHasChildren (a read of 200 ids is many rows to the planner).
+  '((SELECT true FROM agent_turns c WHERE c.session_id = t.session_id AND c.depth = t.depth + 1 LIMIT 1) IS NOT NULL ' +
+  ' OR (SELECT true FROM agent_sessions f WHERE f.forked_from_turn_id = t.id AND f.head_turn_id IS DISTINCT FROM t.id LIMIT 1) IS NOT NULL) ' +
   'AS "hasChildren"';
 
 const INSERT_SESSION =
@@ -168,10 +169,12 @@ async function getTurns(db: PgExecutor, turnIds: readonly string[]): Promise<Map
  * the cost of reading a page). `next` is the window function giving the next deeper row's depth.
  */
 export function pageHasChildren(next: string): string {
+  // Scalar probes with LIMIT 1, never EXISTS: PostgreSQL may run an EXISTS as a hashed subplan built
+  // from every turn in the table when it expects many rows (a chainRanges read at 10k turns did).
   return (
     `(CASE WHEN ${next} = t.depth + 1 THEN true ` +
-    'ELSE EXISTS (SELECT 1 FROM agent_turns c WHERE c.session_id = t.session_id AND c.depth = t.depth + 1) END ' +
-    'OR EXISTS (SELECT 1 FROM agent_sessions f WHERE f.forked_from_turn_id = t.id AND f.head_turn_id IS DISTINCT FROM t.id)) ' +
+    'ELSE (SELECT true FROM agent_turns c WHERE c.session_id = t.session_id AND c.depth = t.depth + 1 LIMIT 1) IS NOT NULL END ' +
+    'OR (SELECT true FROM agent_sessions f WHERE f.forked_from_turn_id = t.id AND f.head_turn_id IS DISTINCT FROM t.id LIMIT 1) IS NOT NULL) ' +
     'AS "hasChildren"'
   );
 }
