@@ -112,9 +112,12 @@ export async function planSearch(db: PgExecutor, match: SearchMatch, source: Sea
  */
 async function commonWordsPlan(db: PgExecutor, common: readonly string[], source: SearchSource): Promise<SearchPlan> {
   const expression = anyWordExpression(common, new Set(common));
-  const newest = bounded(await newestMatches(db, expression, source));
-  const statistics = await wordStatistics(db, { source, words: common, commonness: false });
-  return { expression, newest, weights: leastCommonOnly(statistics.weightsOf(expression.rank.words ?? [])) };
+  // Neither read needs the other: outside a transaction they run at once, on two pooled connections.
+  const [found, statistics] = await Promise.all([
+    newestMatches(db, expression, source),
+    wordStatistics(db, { source, words: common, commonness: false }),
+  ]);
+  return { expression, newest: bounded(found), weights: leastCommonOnly(statistics.weightsOf(expression.rank.words ?? [])) };
 }
 
 /**
