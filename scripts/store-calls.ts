@@ -74,7 +74,13 @@ async function measure(strategy: string, turns: number): Promise<string[][]> {
     rows.push(['buildContext', await count(() => cold.buildContext(at, { budgetTokens: 4_000 }))]);
     rows.push([
       'hybrid context',
-      await count(() => cold.buildContext(at, { budgetTokens: 4_000, retrieval: true, query: 'Why did the deployment fail after the migration?' })),
+      await count(() =>
+        cold.buildContext(at, {
+          budgetTokens: 4_000,
+          retrieval: true,
+          query: 'Why did the deployment fail after the migration?',
+        }),
+      ),
     ]);
     rows.push([
       'append (one turn)',
