@@ -3,24 +3,11 @@
 // both engines: on PostgreSQL that is one round trip where it was four (turnWithCompaction,
 // getSession, chainPage, eventIdsByTurn).
 
-import { openLedgerStore, type StoreOperations } from '@agent-ledger/store';
+import { openLedgerStore } from '@agent-ledger/store';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type AgentsLedger, createAgentsLedger } from '../src/index.ts';
 import { appendConversation, type EngineLedger, engines, openEngineLedger, SMALL_SETTINGS } from './builders.ts';
-
-/** A store whose every operation call is counted by name. */
-function counting(store: StoreOperations, calls: Map<string, number>): StoreOperations {
-  return new Proxy(store, {
-    get(target, property, receiver) {
-      const value = Reflect.get(target, property, receiver);
-      if (typeof value !== 'function' || typeof property !== 'string' || property === 'close') return value;
-      return (...args: unknown[]) => {
-        calls.set(property, (calls.get(property) ?? 0) + 1);
-        return (value as (...inner: unknown[]) => unknown).apply(target, args);
-      };
-    },
-  });
-}
+import { countingStore } from './counting-store.ts';
 
 /** A history of `turns` turns, compacted whenever the ledger asks, ending with a user turn. */
 async function grow(ledger: AgentsLedger, sessionId: string, turns: number): Promise<void> {
@@ -48,7 +35,7 @@ for (const { engine, title, skip } of engines()) {
         const store = openLedgerStore(location);
         try {
           // A ledger with nothing cached, on a store that counts.
-          const cold = createAgentsLedger({ store: counting(store, calls) as typeof store });
+          const cold = createAgentsLedger({ store: countingStore(store, calls) as typeof store });
           for (const options of [{}, { budgetTokens: 600 }]) {
             calls.clear();
             const context = await cold.buildContext(head, options);

@@ -3,24 +3,11 @@
 // trip each (20 for a common word on a 10k-turn history), and the rows of the matches are read once
 // for the whole ranking (speakers, neighbours), not once per step.
 
-import { openLedgerStore, type StoreOperations } from '@agent-ledger/store';
+import { openLedgerStore } from '@agent-ledger/store';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type AgentsLedger, createAgentsLedger } from '../src/index.ts';
 import { type EngineLedger, engines, openEngineLedger, prose } from './builders.ts';
-
-/** A store whose every operation call is counted by name. */
-function counting(store: StoreOperations, calls: Map<string, number>): StoreOperations {
-  return new Proxy(store, {
-    get(target, property, receiver) {
-      const value = Reflect.get(target, property, receiver);
-      if (typeof value !== 'function' || typeof property !== 'string' || property === 'close') return value;
-      return (...args: unknown[]) => {
-        calls.set(property, (calls.get(property) ?? 0) + 1);
-        return (value as (...inner: unknown[]) => unknown).apply(target, args);
-      };
-    },
-  });
-}
+import { countingStore } from './counting-store.ts';
 
 /**
  * `exchanges` user/assistant pairs; every fifth user turn mentions the quokka (far apart: each
@@ -60,7 +47,7 @@ for (const { engine, title, skip } of engines()) {
         const calls = new Map<string, number>();
         const store = openLedgerStore(location);
         try {
-          const cold = createAgentsLedger({ store: counting(store, calls) as typeof store });
+          const cold = createAgentsLedger({ store: countingStore(store, calls) as typeof store });
           const options = { budgetTokens: 4_000, query: 'where did the quokka go', retrieval: true };
           const context = await cold.buildContext(head, options);
           counted.push(Object.fromEntries(calls));
