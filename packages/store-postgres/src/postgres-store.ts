@@ -62,7 +62,10 @@ function guarded(operations: StoreOperations, before: () => Promise<void>): Stor
 }
 
 export function openPostgresStore(url: string, options: OpenPostgresStoreOptions = {}): LedgerStore {
-  const pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? 10 });
+  // JIT off for the store's sessions: every statement is bounded (LIMITs, index probes), yet at a
+  // million turns the planner's estimates put the search statistics statement over jit_above_cost,
+  // and compiling it took ~99 ms of a 100 ms search. A URL's own `options` replace this.
+  const pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? 10, options: '-c jit=off' });
   // An idle connection the server dropped must not crash the process: the next query reconnects.
   pool.on('error', () => undefined);
   const location = displayLocation(url);

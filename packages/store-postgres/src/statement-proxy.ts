@@ -17,6 +17,8 @@ export interface StatementProxy {
   take(): number;
   /** The statements sent since the last reset, in order. */
   statements(): string[];
+  /** Each connection's startup parameters (user, database, options, …) since the last reset. */
+  startupParameters(): Array<Record<string, string>>;
   reset(): void;
   close(): Promise<void>;
 }
@@ -25,6 +27,20 @@ interface Traffic {
   connections: number;
   roundTrips: number;
   statements: string[];
+  startups: Array<Record<string, string>>;
+}
+
+/** A startup message's parameters: name and value strings after the protocol version, to an empty name. */
+function startupParameters(body: Buffer): Record<string, string> {
+  const parameters: Record<string, string> = {};
+  let offset = 8;
+  while (offset < body.length && body[offset] !== 0) {
+    const name = cString(body, offset);
+    const value = cString(body, name.next);
+    parameters[name.text] = value.text;
+    offset = value.next;
+  }
+  return parameters;
 }
 
 /** The first NUL-terminated string of `body` from `offset`, and where the next field starts. */
@@ -46,6 +62,7 @@ function frontendReader(traffic: Traffic): (chunk: Buffer) => void {
         const length = pending.readInt32BE(0);
         if (pending.length < length) return;
         started = pending.readInt32BE(4) !== 80877103;
+        if (started) traffic.startups.push(startupParameters(pending.subarray(0, length)));
         pending = pending.subarray(length);
         continue;
       }
@@ -64,7 +81,7 @@ function frontendReader(traffic: Traffic): (chunk: Buffer) => void {
 
 export async function statementProxy(target: string): Promise<StatementProxy> {
   const targetUrl = new URL(target);
-  const traffic: Traffic = { connections: 0, roundTrips: 0, statements: [] };
+  const traffic: Traffic = { connections: 0, roundTrips: 0, statements: [], startups: [] };
   const sockets = new Set<net.Socket>();
   const server = net.createServer((client) => {
     traffic.connections += 1;
@@ -97,10 +114,12 @@ export async function statementProxy(target: string): Promise<StatementProxy> {
       return taken;
     },
     statements: () => [...traffic.statements],
+    startupParameters: () => traffic.startups.map((parameters) => ({ ...parameters })),
     reset: () => {
       traffic.connections = 0;
       traffic.roundTrips = 0;
       traffic.statements = [];
+      traffic.startups = [];
     },
     close: async () => {
       for (const socket of sockets) socket.destroy();
