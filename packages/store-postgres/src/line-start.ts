@@ -18,6 +18,7 @@ import {
   eventIdsByTurn,
   getSession,
   groupLinks,
+  pageHasChildren,
   SESSION_COLUMNS,
   TURN_FIELDS,
   type TurnRow,
@@ -48,15 +49,9 @@ const FIELDS = TURN_FIELDS.replace(
   't.search_text AS "searchText"',
   `CASE WHEN t.id IN (${LINE_IDS}) THEN t.search_text END AS "searchText"`,
 );
-// As every turn read derives it (turn-queries.ts), but probes only. Rows come per session, newest
-// first, so the next deeper row read is usually the row's child. The other checks are scalar
-// subqueries with LIMIT 1, never EXISTS: PostgreSQL may run an EXISTS as a hashed subplan, built
-// from every turn in the table (seen at 10k turns: 3 ms of a 4 ms context).
-const HAS_CHILDREN =
-  '(CASE WHEN lag(t.depth) OVER (PARTITION BY t.session_id ORDER BY t.depth DESC) = t.depth + 1 THEN true ' +
-  'ELSE (SELECT true FROM agent_turns c WHERE c.session_id = t.session_id AND c.depth = t.depth + 1 LIMIT 1) IS NOT NULL END ' +
-  'OR (SELECT true FROM agent_sessions f WHERE f.forked_from_turn_id = t.id AND f.head_turn_id IS DISTINCT FROM t.id LIMIT 1) IS NOT NULL) ' +
-  'AS "hasChildren"';
+// As every turn read derives it (turn-queries.ts, LIMIT 1 probes): rows come per session, newest
+// first, so the next deeper row read is usually the row's child.
+const HAS_CHILDREN = pageHasChildren('lag(t.depth) OVER (PARTITION BY t.session_id ORDER BY t.depth DESC)');
 // Computed once (no reference to the row), shipped on the turn's own row only.
 const SESSION =
   `CASE WHEN t.id = $1 THEN (SELECT row_to_json(s) FROM (SELECT ${SESSION_COLUMNS} FROM agent_sessions ` +

@@ -6,7 +6,7 @@
 import type { TurnStore } from '@agent-ledger/store';
 import { getSession } from './session-queries.ts';
 import { parseJson, type SqliteConnection, type Synchronous } from './sqlite-connection.ts';
-import { eventIdsByTurn, TURN_FIELDS, turnWithCompaction } from './turn-queries.ts';
+import { eventIdsByTurn, HAS_CHILDREN, TURN_FIELDS, turnWithCompaction } from './turn-queries.ts';
 
 type LineStartQuery = Parameters<TurnStore['lineStart']>[0];
 type LineStart = NonNullable<Awaited<ReturnType<TurnStore['lineStart']>>>;
@@ -14,9 +14,7 @@ type LineRow = LineStart['newest'][number];
 
 // chainPage's columns but searchText, newest first; hasChildren derived as every turn read derives it.
 const NEWEST_PAGE =
-  `SELECT ${TURN_FIELDS.replace(', t.search_text AS searchText', '')}, ` +
-  '(EXISTS (SELECT 1 FROM agent_turns c WHERE c.session_id = t.session_id AND c.depth = t.depth + 1) ' +
-  ' OR EXISTS (SELECT 1 FROM agent_sessions f WHERE f.forked_from_turn_id = t.id AND f.head_turn_id IS NOT t.id)) AS hasChildren ' +
+  `SELECT ${TURN_FIELDS.replace(', t.search_text AS searchText', '')}, ${HAS_CHILDREN} ` +
   'FROM agent_turns t WHERE t.session_id = ? AND t.depth BETWEEN ? AND ? ORDER BY t.depth DESC LIMIT ?';
 
 function newestPage(

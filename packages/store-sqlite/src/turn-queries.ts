@@ -30,11 +30,13 @@ export const TURN_FIELDS =
   't.covers_from_depth AS coversFromDepth, t.previous_compaction_id AS previousCompactionId, ' +
   't.summarized_through_depth AS summarizedThroughDepth, t.hash';
 
-/** A turn as read: its columns and whether anything continues from it. */
-const TURN_COLUMNS =
-  `${TURN_FIELDS}, ` +
+/** Whether anything continues from turn `t`: the session goes on past it, or a fork made at it has a turn. */
+export const HAS_CHILDREN =
   '(EXISTS (SELECT 1 FROM agent_turns c WHERE c.session_id = t.session_id AND c.depth = t.depth + 1) ' +
   ' OR EXISTS (SELECT 1 FROM agent_sessions f WHERE f.forked_from_turn_id = t.id AND f.head_turn_id IS NOT t.id)) AS hasChildren';
+
+/** A turn as read: its columns and whether anything continues from it. */
+const TURN_COLUMNS = `${TURN_FIELDS}, ${HAS_CHILDREN}`;
 
 const INSERT_TURN =
   'INSERT INTO agent_turns (id, session_id, parent_turn_id, depth, role, content, model, token_count, timestamp, ' +
