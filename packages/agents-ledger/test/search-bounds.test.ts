@@ -156,6 +156,30 @@ for (const { engine, title, skip } of engines()) {
       for (const hit of hits) if (hit.turnId !== compaction.id) expect(hit.via).toBeNull();
     });
 
+    it('a common word in turns and in a newer summary: the newest 1,000 of both kinds together', async () => {
+      // Turns from an earlier time (as an import brings them), then a compaction made now: the
+      // summary is the newest row, and the 999 newest turns come after it.
+      const session = await ledger.createSession({
+        settings: { contextWindow: 100_000, reserveTokens: 1_000, keepRecentTokens: 300 },
+      });
+      const turns = await ledger.appendTurns(
+        session.id,
+        Array.from({ length: 1100 }, (_, index) => ({
+          role: 'user' as const,
+          content: `newt crossing, number ${index}`,
+          timestamp: 1_700_000_000_000 + index * 1000,
+        })),
+      );
+      const compaction = await ledger.compact(session.id, { trigger: 'manual' });
+      expect(compaction.summary).toContain('newt');
+      const hits = await allHits(ledger, 'newt', { view: 'raw', limit: 200, sessionId: session.id });
+      const ids = hits.map((hit) => hit.turnId);
+      expect(new Set(ids)).toEqual(new Set([compaction.id, ...turns.slice(-999).map((turn) => turn.id)]));
+      expect(ids).toHaveLength(1000);
+      const summaries = await allHits(ledger, 'newt', { view: 'raw', limit: 200, sessionId: session.id, turnType: 'compaction' });
+      expect(summaries.map((hit) => hit.turnId)).toEqual([compaction.id]);
+    });
+
     it('events: a common word returns only the newest 1,000, and a rare one among common ones finds its event', async () => {
       const found = async (query: string, options: { limit: number; cursor?: string }) => {
         const numbers: number[] = [];

@@ -123,8 +123,12 @@ export const agentTurns = pgTable(
     index('idx_turns_previous_compaction').on(table.previousCompactionId).where(sql`${table.previousCompactionId} IS NOT NULL`),
     index('idx_turns_compaction').on(table.sessionId, table.summarizedThroughDepth).where(sql`${table.turnType} = 'compaction'`),
     index('idx_turns_search').using('gin', table.searchVector),
-    /** A search's newest matches are read backwards along it when a word is common (@agent-ledger/store search-bounds.ts). */
-    index('idx_turns_timestamp').on(table.timestamp),
+    /**
+     * A search's newest matches are read backwards along it when a word is common (@agent-ledger/store
+     * search-bounds.ts), within the turn type searched: a search of turns never checks a summary's
+     * text, nor a search of summaries a turn's (search-plan.ts reads each type apart and merges).
+     */
+    index('idx_turns_type_timestamp').on(table.turnType, table.timestamp),
     check(
       'compaction_fields',
       sql`(${table.turnType} = 'normal' AND ${table.summary} IS NULL AND ${table.role} IS NOT NULL)

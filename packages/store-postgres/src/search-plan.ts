@@ -37,13 +37,22 @@ function conditions(expression: SearchExpression, source: SearchSource, paramete
  * and how many there were (0: nothing matches, and every-word searches fall back to any word).
  * Reads backwards along the age index when matches are many (stopping one row past the bound), from
  * the text index when they are few: the planner picks by its estimate of the words' frequency.
+ * A source of several kinds (turns and summaries) reads each kind's newest apart, along its own
+ * stretch of the index (turn type, age), and keeps the newest of both: one walk over every kind
+ * would check the text of every row of the other kind it meets.
  */
 async function newestMatches(db: PgExecutor, expression: SearchExpression, source: SearchSource): Promise<string[]> {
   const parameters = new SqlParameters();
   const where = conditions(expression, source, parameters);
+  const { alias } = source;
+  const newest = (rows: readonly string[]) =>
+    `SELECT ${alias}.ctid::text AS tid, ${source.age} AS age, ${alias}.id FROM ${source.table} ${alias} ` +
+    `WHERE ${[...where, ...rows].join(' AND ')} ORDER BY ${source.age} DESC, ${alias}.id DESC LIMIT ${RANKED_ROWS + 1}`;
   const sql =
-    `SELECT ${source.alias}.ctid::text AS tid FROM ${source.table} ${source.alias} WHERE ${where.join(' AND ')} ` +
-    `ORDER BY ${source.age} DESC, ${source.alias}.id DESC LIMIT ${RANKED_ROWS + 1}`;
+    source.kinds.length < 2
+      ? newest([])
+      : `SELECT n.tid, n.age, n.id FROM (${source.kinds.map((kind) => `(${newest(kind.rows(parameters))})`).join(' UNION ALL ')}) n ` +
+        `ORDER BY n.age DESC, n.id DESC LIMIT ${RANKED_ROWS + 1}`;
   return (await db.query<{ tid: string }>(sql, parameters.values)).map((row) => row.tid);
 }
 

@@ -80,6 +80,57 @@ describe.skipIf(!server)('PostgreSQL migrations', () => {
     });
   });
 
+  it('0008: an older ledger gets the age index by turn type, and a walk of turns reads no summary', async () => {
+    const url = await freshPostgresDatabase(server as string, 'typeage');
+    const store = openPostgresStore(url);
+    await store.insertSession(sessionRecord('s'));
+    // 300 turns, then 100 summaries newer than all of them (a history imported, then compacted).
+    const line = [turnRecord('s-0', 's', null, { searchText: 'shared words' })];
+    for (let depth = 1; depth < 400; depth += 1) {
+      const parent = line.at(-1) ?? null;
+      const summary = `shared summary ${depth}`;
+      const compaction = { turnType: 'compaction' as const, role: null, content: null, summary, searchText: summary };
+      const fields =
+        depth < 300
+          ? { searchText: `shared words ${depth}` }
+          : { ...compaction, summarizedThroughTurnId: 's-0', timestamp: 1_000_000 + depth };
+      line.push(turnRecord(`s-${depth}`, 's', parent, fields));
+    }
+    await appendRows(store, 's', null, line);
+    await store.close();
+    const definition = (client: pg.Client) =>
+      client
+        .query<{ indexdef: string }>("SELECT indexdef FROM pg_indexes WHERE indexname LIKE 'idx_turns_%timestamp'")
+        .then(({ rows }) => rows.map((row) => row.indexdef).join('\n'));
+    // As 0007 left it: one age index over every turn, 0008 not recorded.
+    await withClient(url, async (client) => {
+      await client.query(
+        'DROP INDEX idx_turns_type_timestamp; CREATE INDEX idx_turns_timestamp ON agent_turns ("timestamp"); ' +
+          "DELETE FROM nexus_migrations WHERE tag = '0008_search_newest_by_turn_type'",
+      );
+      expect(await definition(client)).toMatch(/idx_turns_timestamp ON public.agent_turns USING btree \("timestamp"\)/);
+    });
+    const reopened = openPostgresStore(url);
+    expect(await reopened.getSession('s')).toBeDefined();
+    await reopened.close();
+    await withClient(url, async (client) => {
+      expect(await definition(client)).toMatch(
+        /idx_turns_type_timestamp ON public.agent_turns USING btree \(turn_type, "timestamp"\)$/,
+      );
+      // The newest turns holding a word, as a search of turns reads them when the word is common.
+      await client.query('SET enable_seqscan = off; SET enable_bitmapscan = off');
+      const plan = await client.query<{ 'QUERY PLAN': string }>(
+        "EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF) SELECT ctid FROM agent_turns t WHERE t.search_vector @@ to_tsquery('nexus_english', 'shared') " +
+          "AND t.turn_type = 'normal' ORDER BY t.timestamp DESC, t.id DESC LIMIT 50",
+      );
+      const text = plan.rows.map((row) => row['QUERY PLAN']).join('\n');
+      expect(text).toMatch(/^Limit \(actual rows=50 /);
+      expect(text).toContain('Index Scan Backward using idx_turns_type_timestamp');
+      // The walk starts at the newest turn: none of the 100 newer summaries is read and set aside.
+      expect(text).not.toMatch(/Rows Removed by Filter/);
+    });
+  });
+
   it('refuses a database without the ledger where one must exist, and writes nothing into it', async () => {
     const url = await freshPostgresDatabase(server as string, 'notledger');
     await withClient(url, (client) => client.query('CREATE TABLE other_things (id int)'));
