@@ -7,7 +7,7 @@ import { benchmarkPgAppendThroughput } from './append-throughput-pg-benchmark.ts
 import { parseBenchArguments, USAGE, UsageError } from './args.ts';
 import { type BenchStorage, postgresStorage, sqliteStorage } from './bench-storage.ts';
 import { buildContextOperations, CONTEXT_AT_HEAD } from './build-context-benchmark.ts';
-import { type BuiltHistory, buildHistory } from './build-history.ts';
+import { BENCH_HISTORY_SEED, type BuiltHistory, buildHistory } from './build-history.ts';
 import { benchmarkEmbeddings } from './embeddings-benchmark.ts';
 import { benchmarkEventsIngest } from './events-ingest-benchmark.ts';
 import { FORK_FROM_HEAD, forkOperations } from './fork-benchmark.ts';
@@ -28,7 +28,7 @@ import { extractSearchArguments, SEARCH_USAGE, searchSizesFor } from './search-a
 import { benchmarkSearch } from './search-benchmark.ts';
 import { createTemporaryDirectory, removeTemporaryDirectory } from './temporary-files.ts';
 
-const HISTORY_SEED = 20260101;
+const HISTORY_SEED = BENCH_HISTORY_SEED;
 /** 10 rounds of 20 calls: 200 timed calls per operation and size. */
 const LATENCY_SAMPLING: InterleavedSamplingOptions = { rounds: 10, iterationsPerRound: 20, warmupIterations: 20 };
 const WARMUP_TURNS = 1000;

@@ -11,6 +11,8 @@ import { createConversationGenerator } from './synthetic-conversation.ts';
 export const BENCH_SESSION_SETTINGS: SessionSettings = { contextWindow: 8000, reserveTokens: 1000, keepRecentTokens: 2000 };
 /** Turns per appendTurns call: a few exchanges at a time, checking for compaction after each call. */
 export const BUILD_BATCH_TURNS = 10;
+/** The seed of the bench's histories: every run, and both engines, time the same conversation. */
+export const BENCH_HISTORY_SEED = 20260101;
 /** Where in the history the deep fork point sits, as a fraction of the turns. */
 export const DEEP_TURN_FRACTION = 0.1;
 /** The share of the history, at its end, whose cost per turn is reported separately. */
