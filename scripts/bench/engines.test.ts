@@ -32,10 +32,10 @@ describe('pnpm bench:engines', () => {
     for (const context of ['buildContext at head', 'buildContext at head, budget 4000', 'hybrid context at head, budget 4000']) {
       for (const percentile of ['p50', 'p95']) {
         for (const engine of ['SQLite', 'PostgreSQL']) {
-          expect(result.stdout).toMatch(new RegExp(`${escape(`${context} ${percentile}, ${engine}`)} +60 +ms +\\d`));
+          expect(result.stdout).toMatch(new RegExp(`${literal(`${context} ${percentile}, ${engine}`)} +60 +ms +\\d`));
         }
         const against = new RegExp(
-          `${escape(`${context} ${percentile}, PostgreSQL against SQLite`)} +60 +ms +([\\d.]+) +([\\d.]+) +([\\d.]+)x`,
+          `${literal(`${context} ${percentile}, PostgreSQL against SQLite`)} +60 +ms +([\\d.]+) +([\\d.]+) +([\\d.]+)x`,
         );
         const [, value, baseline, ratio] = result.stdout.match(against) ?? [];
         expect(Number(ratio)).toBeCloseTo(Number(value) / Number(baseline), 1);
@@ -44,6 +44,6 @@ describe('pnpm bench:engines', () => {
   });
 });
 
-function escape(text: string): string {
+function literal(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
