@@ -124,11 +124,14 @@ export const agentTurns = pgTable(
     index('idx_turns_compaction').on(table.sessionId, table.summarizedThroughDepth).where(sql`${table.turnType} = 'compaction'`),
     index('idx_turns_search').using('gin', table.searchVector),
     /**
-     * A search's newest matches are read backwards along it when a word is common (@agent-ledger/store
-     * search-bounds.ts), within the turn type searched: a search of turns never checks a summary's
-     * text, nor a search of summaries a turn's (search-plan.ts reads each type apart and merges).
+     * A search's newest matches are read backwards along these when a word is common (@agent-ledger/store
+     * search-bounds.ts), one per turn type: a search of turns never checks a summary's text, nor a
+     * search of summaries a turn's (search-plan.ts reads both types apart and merges). Partial, not
+     * keyed by type: the planner costs a walk by the first column's correlation with the table's
+     * order, which is the timestamp's here and nothing for a turn type.
      */
-    index('idx_turns_type_timestamp').on(table.turnType, table.timestamp),
+    index('idx_turns_timestamp_normal').on(table.timestamp).where(sql`${table.turnType} = 'normal'`),
+    index('idx_turns_timestamp_compaction').on(table.timestamp).where(sql`${table.turnType} = 'compaction'`),
     check(
       'compaction_fields',
       sql`(${table.turnType} = 'normal' AND ${table.summary} IS NULL AND ${table.role} IS NOT NULL)

@@ -37,9 +37,9 @@ function conditions(expression: SearchExpression, source: SearchSource, paramete
  * and how many there were (0: nothing matches, and every-word searches fall back to any word).
  * Reads backwards along the age index when matches are many (stopping one row past the bound), from
  * the text index when they are few: the planner picks by its estimate of the words' frequency.
- * A source of several kinds (turns and summaries) reads each kind's newest apart, along its own
- * stretch of the index (turn type, age), and keeps the newest of both: one walk over every kind
- * would check the text of every row of the other kind it meets.
+ * A source of several kinds (turns and summaries) reads each kind's newest apart, along that kind's
+ * own age index (migration 0008), and keeps the newest of both: one walk over every kind would
+ * check the text of every row of the other kind it meets.
  */
 async function newestMatches(db: PgExecutor, expression: SearchExpression, source: SearchSource): Promise<string[]> {
   const parameters = new SqlParameters();
