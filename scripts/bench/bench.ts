@@ -143,6 +143,7 @@ async function main(): Promise<void> {
       reportProgress(`building a history of ${size.toLocaleString('en-US')} turns`);
       const history = await buildHistory({ path: await storage.create(`history-${size}`), turns: size, seed: HISTORY_SEED });
       histories.push(history);
+      await storage.settle(history.path);
       results.push(...historyBuildingResults(history));
     }
     // Every history stays open so the latency rounds can alternate between sizes.

@@ -103,6 +103,7 @@ async function main(): Promise<void> {
         const path = await storages[engine].create(`engines-${size}`);
         const history = await buildHistory({ path, turns: size, seed: BENCH_HISTORY_SEED });
         histories.push(history);
+        await storages[engine].settle(path);
         for (const operation of buildContextOperations(history).filter((candidate) => COMPARED.has(candidate.name))) {
           operations.push({ ...operation, name: `${operation.name} [${engine}]`, engine, context: operation.name });
         }

@@ -22,6 +22,8 @@ export interface BenchDatabases {
   dropAll(): Promise<void>;
   /** The database's size on disk in bytes (pg_database_size). */
   bytes(url: string): Promise<number>;
+  /** VACUUM ANALYZE of the whole database: what autovacuum would do soon after a bulk build. */
+  settle(url: string): Promise<void>;
 }
 
 async function withAdmin<T>(serverUrl: string, work: (client: PgModule.Client) => Promise<T>): Promise<T> {
@@ -65,14 +67,11 @@ export function benchDatabases(serverUrl: string): BenchDatabases {
       for (const url of [...created]) await drop(url);
     },
     async bytes(url) {
-      const client = new pg.Client({ connectionString: url });
-      await client.connect();
-      try {
-        const result = await client.query<{ bytes: string }>('SELECT pg_database_size(current_database()) AS bytes');
-        return Number(result.rows[0]?.bytes ?? 0);
-      } finally {
-        await client.end();
-      }
+      const result = await withAdmin(url, (client) =>
+        client.query<{ bytes: string }>('SELECT pg_database_size(current_database()) AS bytes'),
+      );
+      return Number(result.rows[0]?.bytes ?? 0);
     },
+    settle: (url) => withAdmin(url, (client) => client.query('VACUUM ANALYZE').then(() => undefined)),
   };
 }

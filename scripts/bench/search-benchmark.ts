@@ -302,6 +302,7 @@ export async function benchmarkSearch(options: SearchBenchmarkOptions): Promise<
         seed: SEARCH_SEED,
       });
       histories.push(history);
+      await options.storage.settle(history.path);
       const measuring = nowMilliseconds();
       results.push(...buildResults(history), ...storageResults(history, options.storage.engine));
       reportProgress(`  index and table sizes measured in ${((nowMilliseconds() - measuring) / 1000).toFixed(1)} s`);
