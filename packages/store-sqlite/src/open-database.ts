@@ -11,6 +11,7 @@ import Database from 'better-sqlite3';
 import { type BetterSQLite3Database, drizzle } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import { backfillTurnHashes } from './backfill-turn-hashes.ts';
+import { retryWhileBusy } from './busy-retry.ts';
 import { inspectLedgerFile, type LedgerFile } from './ledger-file.ts';
 import {
   damagedLedger,
@@ -196,16 +197,17 @@ function prepare(sqlite: Database.Database, options: { path: string; reading: bo
   try {
     // WAL lets readers run beside one writer; NORMAL sync is durable across process crashes (a
     // power loss may drop the last transactions, never corrupt the file).
-    if (!options.reading) sqlite.pragma('journal_mode = WAL');
+    if (!options.reading) retryWhileBusy(() => sqlite.pragma('journal_mode = WAL'));
     sqlite.pragma('synchronous = NORMAL');
     sqlite.pragma('foreign_keys = ON');
     // REPLACE conflict resolution then fires DELETE triggers, so it cannot slip past them.
     sqlite.pragma('recursive_triggers = ON');
     const db = drizzle({ client: sqlite, schema });
     if (!options.reading) {
-      migrateAlongsideOthers(db);
+      // Other processes may be opening the same new file (busy-retry.ts).
+      retryWhileBusy(() => migrateAlongsideOthers(db));
       // Turns written before the hash chain existed get their hashes from the first writer (0014).
-      backfillTurnHashes(sqlite);
+      retryWhileBusy(() => backfillTurnHashes(sqlite));
     }
     return {
       path: options.path,
