@@ -28,7 +28,6 @@ import { extractSearchArguments, SEARCH_USAGE, searchSizesFor } from './search-a
 import { benchmarkSearch } from './search-benchmark.ts';
 import { createTemporaryDirectory, removeTemporaryDirectory } from './temporary-files.ts';
 
-const HISTORY_SEED = BENCH_HISTORY_SEED;
 /** 10 rounds of 20 calls: 200 timed calls per operation and size. */
 const LATENCY_SAMPLING: InterleavedSamplingOptions = { rounds: 10, iterationsPerRound: 20, warmupIterations: 20 };
 const WARMUP_TURNS = 1000;
@@ -52,7 +51,7 @@ async function operationsOn(history: BuiltHistory): Promise<TimedOperation[]> {
 async function warmUp(storage: BenchStorage): Promise<void> {
   reportProgress(`warm-up on ${WARMUP_TURNS} turns (not reported)`);
   const path = await storage.create('warm-up');
-  const history = await buildHistory({ path, turns: WARMUP_TURNS, seed: HISTORY_SEED + 1, quiet: true });
+  const history = await buildHistory({ path, turns: WARMUP_TURNS, seed: BENCH_HISTORY_SEED + 1, quiet: true });
   try {
     await sampleInterleaved(await operationsOn(history), { ...LATENCY_SAMPLING, rounds: 2 });
   } finally {
@@ -141,7 +140,11 @@ async function main(): Promise<void> {
     await warmUp(storage);
     for (const size of options.sizes) {
       reportProgress(`building a history of ${size.toLocaleString('en-US')} turns`);
-      const history = await buildHistory({ path: await storage.create(`history-${size}`), turns: size, seed: HISTORY_SEED });
+      const history = await buildHistory({
+        path: await storage.create(`history-${size}`),
+        turns: size,
+        seed: BENCH_HISTORY_SEED,
+      });
       histories.push(history);
       await storage.settle(history.path);
       results.push(...historyBuildingResults(history));
@@ -178,7 +181,7 @@ async function main(): Promise<void> {
     reportProgress(`union-find graduation latency at ${GRADUATION_SIZES.join(' and ')} cold turns`);
     const graduations = latencyResults(
       await sampleInterleaved(
-        GRADUATION_SIZES.map((size) => graduationOperation(size, HISTORY_SEED)),
+        GRADUATION_SIZES.map((size) => graduationOperation(size, BENCH_HISTORY_SEED)),
         options.quick ? { rounds: 5, iterationsPerRound: 20, warmupIterations: 20 } : LATENCY_SAMPLING,
       ),
     );

@@ -44,23 +44,24 @@ interface EngineOperation extends TimedOperation {
 
 /** Each engine's p50 and p95 per context and size, then PostgreSQL's against SQLite's. */
 function comparison(summaries: Map<TimedOperation, LatencySummary>): BenchResult[] {
-  const found = (engine: Engine, context: string, size: number) =>
-    [...summaries].find(([operation]) => {
-      const compared = operation as EngineOperation;
-      return compared.engine === engine && compared.context === context && compared.size === size;
-    })?.[1];
+  // The two engines' summaries of each context and size, side by side.
+  const pairs = new Map<string, { context: string; size: number } & Partial<Record<Engine, LatencySummary>>>();
+  for (const [operation, summary] of summaries) {
+    const { engine, context, size } = operation as EngineOperation;
+    const key = `${context} @ ${size}`;
+    const pair = pairs.get(key) ?? { context, size };
+    pair[engine] = summary;
+    pairs.set(key, pair);
+  }
   const results: BenchResult[] = [];
-  const keys = new Set([...summaries.keys()].map((operation) => `${(operation as EngineOperation).context}\n${operation.size}`));
-  for (const key of keys) {
-    const [context = '', sizeText = '0'] = key.split('\n');
-    const size = Number(sizeText);
-    const sqlite = found('sqlite', context, size);
-    const postgres = found('postgres', context, size);
+  for (const { context, size, sqlite, postgres } of pairs.values()) {
     if (!sqlite || !postgres) continue;
     for (const percentile of ['p50', 'p95'] as const) {
-      for (const engine of ENGINES) {
-        const value = (engine === 'sqlite' ? sqlite : postgres)[percentile];
-        results.push({ name: `${context} ${percentile}, ${ENGINE_NAMES[engine]}`, size, unit: 'ms', value });
+      for (const [engine, summary] of [
+        ['sqlite', sqlite],
+        ['postgres', postgres],
+      ] as const) {
+        results.push({ name: `${context} ${percentile}, ${ENGINE_NAMES[engine]}`, size, unit: 'ms', value: summary[percentile] });
       }
       const value = postgres[percentile];
       const baseline = sqlite[percentile];

@@ -4,14 +4,10 @@
 // upgrade that could deadlock. The other opener is mid-migration and done within milliseconds, so
 // such a step is run again after a short pause; anything else is thrown at once.
 
+import { isBusyDriverError } from './driver-errors.ts';
+
 const DEFAULT_ATTEMPTS = 40;
 const DEFAULT_PAUSE_MS = 25;
-
-function isBusy(error: unknown): boolean {
-  if (!(error instanceof Error) || error.name !== 'SqliteError') return false;
-  const code = (error as Error & { code?: string }).code ?? '';
-  return code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED');
-}
 
 /** Blocks this thread for `milliseconds`: opening a store is synchronous, so the pause is too. */
 function pause(milliseconds: number): void {
@@ -24,7 +20,7 @@ export function retryWhileBusy<T>(work: () => T, { attempts = DEFAULT_ATTEMPTS, 
     try {
       return work();
     } catch (error) {
-      if (!isBusy(error) || attempt >= attempts) throw error;
+      if (!isBusyDriverError(error) || attempt >= attempts) throw error;
       // Spread out, so two openers that collided do not collide again on the same beat.
       pause(pauseMs * (0.5 + Math.random()));
     }
